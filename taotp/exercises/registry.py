@@ -1,0 +1,90 @@
+"""Every puzzle of the book: its id, kind, checker, and where its solution lives.
+
+Each chapter module ``taotp.exercises.chNN`` defines ``PUZZLES``, a list of
+``Puzzle`` rows; this module gathers them.  Kinds:
+
+* ``checked``: ``check(id, answer)`` decides pass/fail;
+* ``train``: a training experiment; the notebook has a harness, no verdict;
+* ``reflect``: a question to think about; the solutions notebook has an answer.
+"""
+import functools
+import importlib
+import traceback
+from dataclasses import dataclass
+
+from .result import CheckResult, Finding, Passed
+
+CHAPTERS = {
+    1: '01_transformer', 2: '02_hello_world', 3: '03_lookup_table', 4: '04_search',
+    5: '05_sort', 6: '06_addition', 7: '07_encodings', 8: '08_interpreter',
+    9: '09_position_coupling', 10: '10_selective_induction',
+}
+KINDS = ('checked', 'train', 'reflect')
+
+
+@dataclass
+class Puzzle:
+    id: str
+    title: str
+    kind: str = 'reflect'
+    checker: object = None
+    budget: str = ''
+
+    @property
+    def chapter(self):
+        return int(self.id.split('.')[0])
+
+    @property
+    def exercise_notebook(self):
+        return f'exercises/{CHAPTERS[self.chapter]}.ipynb'
+
+    @property
+    def solution_notebook(self):
+        return f'solutions/{CHAPTERS[self.chapter]}.ipynb'
+
+
+def checker(puzzle_id, seconds=120):
+    """Decorate a checker body so it never raises and always returns a CheckResult.
+
+    The body receives the submission and returns ``Passed(scope)`` on success or
+    raises ``Finding(message, counterexample)``; anything else it raises (a bug
+    provoked by a strange submission) is reported as a finding too.
+    """
+    def wrap(body):
+        @functools.wraps(body)
+        def run(answer, *args, verbose=False, **kwargs):
+            try:
+                outcome = body(answer, *args, **kwargs)
+                if not isinstance(outcome, Passed):
+                    raise RuntimeError(f'checker {puzzle_id} returned {outcome!r}')
+                result = CheckResult(puzzle_id, True, outcome.message)
+            except Finding as f:
+                result = CheckResult(puzzle_id, False, f.message, f.counterexample, f.detail)
+            except Exception as exc:  # never let a submission crash the notebook
+                result = CheckResult(puzzle_id, False,
+                                     f'could not check this answer: {type(exc).__name__}: {exc}',
+                                     detail=traceback.format_exc())
+            if verbose and result.detail:
+                result.message += '\n' + result.detail
+            return result
+        run.puzzle_id = puzzle_id
+        return run
+    return wrap
+
+
+@functools.lru_cache(maxsize=None)
+def registry():
+    """All puzzles by id, in book order."""
+    table = {}
+    for chapter in CHAPTERS:
+        module = importlib.import_module(f'.ch{chapter:02d}', __package__)
+        for puzzle in module.PUZZLES:
+            if puzzle.id in table:
+                raise ValueError(f'puzzle {puzzle.id} is registered twice')
+            if puzzle.kind not in KINDS:
+                raise ValueError(f'puzzle {puzzle.id} has unknown kind {puzzle.kind!r}')
+            if (puzzle.kind == 'checked') != (puzzle.checker is not None):
+                raise ValueError(f'puzzle {puzzle.id}: checked puzzles need a checker, '
+                                 f'others must not have one')
+            table[puzzle.id] = puzzle
+    return table

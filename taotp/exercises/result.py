@@ -1,0 +1,49 @@
+"""The verdict of a checker, and all of its wording.
+
+A checker returns a ``CheckResult``: truthy on success, with ``.message`` (what
+was checked, or the first input that broke) and ``.counterexample``.  ``check``
+prints its one line; the object itself does not print again in a notebook.
+"""
+from dataclasses import dataclass
+
+
+@dataclass
+class CheckResult:
+    puzzle: str
+    passed: bool
+    message: str
+    counterexample: object = None
+    detail: str = ''          # traceback text, shown with verbose=True
+
+    def __bool__(self):
+        return self.passed
+
+    @property
+    def line(self):
+        return f'{"PASS" if self.passed else "NOT YET"} {self.puzzle} · {self.message}'
+
+    def __str__(self):
+        return self.line
+
+    __repr__ = __str__
+
+    def _ipython_display_(self):
+        # check() already printed the line; displaying it again would duplicate it.
+        pass
+
+
+class Finding(Exception):
+    """Raised inside a checker to report a failure found in the submission."""
+
+    def __init__(self, message, counterexample=None, detail=''):
+        super().__init__(message)
+        self.message = message
+        self.counterexample = counterexample
+        self.detail = detail
+
+
+class Passed:
+    """Returned by a checker body on success: the honest scope of what was checked."""
+
+    def __init__(self, message):
+        self.message = message

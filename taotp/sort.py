@@ -1,0 +1,2 @@
+"""(Not written yet.)"""
+__all__ = []

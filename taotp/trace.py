@@ -1,0 +1,60 @@
+"""Looking inside a run: attention weights and residual streams of every layer.
+
+``trace(tokens, params)`` runs the same forward pass as ``transformer`` and keeps
+what plots and checkers need::
+
+    t = taotp.trace([0, 3, 1], params)
+    t.attn[0]         # (n_heads, n, n) weights of layer 0
+    t.resid_pre[0]    # (n, d_model) residual stream entering layer 0
+    t.resid_mid[0]    # ... after its attention sub-layer
+    t.resid_post[0]   # ... after its MLP (= resid_pre[1])
+    t.final           # (n, d_model) before the final layer norm
+    t.logits          # (n, vocab_size)
+"""
+from dataclasses import dataclass
+
+import numpy as np
+
+from .model import forward
+from .params import check_tokens, validate_params
+
+
+@dataclass
+class Trace:
+    tokens: np.ndarray
+    logits: np.ndarray
+    attn: list
+    resid_pre: list
+    resid_mid: list
+    resid_post: list
+    final: np.ndarray
+
+    @property
+    def attn_out(self):
+        """What each attention sub-layer added to the residual stream."""
+        return [mid - pre for pre, mid in zip(self.resid_pre, self.resid_mid)]
+
+    @property
+    def mlp_out(self):
+        """What each MLP sub-layer added to the residual stream."""
+        return [post - mid for mid, post in zip(self.resid_mid, self.resid_post)]
+
+
+def trace(tokens, params, positions=None):
+    """Run ``params`` on ``tokens`` (1-D) and record every intermediate."""
+    validate_params(params)
+    tokens = check_tokens(tokens, params, allow_batch=False, window=positions is not None)
+    record = []
+    logits = forward(tokens, positions=positions, record=record, **params)
+    layers, final = record[:-1], record[-1]['final']
+    return Trace(tokens=tokens, logits=logits,
+                 attn=[r['attn'] for r in layers],
+                 resid_pre=[r['resid_pre'] for r in layers],
+                 resid_mid=[r['resid_mid'] for r in layers],
+                 resid_post=[r['resid_post'] for r in layers],
+                 final=final)
+
+
+def residual_stream(tokens, params, positions=None):
+    """The hidden states right before the final layer norm, shape (n, d_model)."""
+    return trace(tokens, params, positions).final
