@@ -12,11 +12,12 @@ a run), ``residual`` (named residual layouts), ``blocks`` (layer-norm-fixed
 building blocks), ``plot``, ``verify``, one module per chapter, and
 ``exercises`` (the puzzle checkers).
 """
-from .model import layer_norm, norm, self_attn, softmax, transformer_layer
+from .model import layer_norm, norm, rms_norm, self_attn, softmax, transformer_layer
 from .params import (HumanReadableDict, ParamsError, base_layer, base_params, block_size,
                      config, count_non0_params, count_params, is_tied, param_problems,
                      random_params, validate_params)
-from .decoding import KVCache, decode, decode_batch, transformer, transformer_batch
+from .decoding import (KVCache, decode, decode_batch, decode_variant, transformer,
+                       transformer_batch, transformer_variant)
 from .trace import Trace, residual_stream, trace
 from .residual import Layout
 from .blocks import (onehot, padding_block, pos_3d_enc_rotation_matrix, pos_enc_3d,

@@ -10,7 +10,7 @@
 """
 import numpy as np
 
-from .model import embed, forward, layer_norm, mlp, softmax
+from .model import embed, forward, layer_norm, mlp, rms_norm, softmax
 from .params import ParamsError, block_size, check_tokens, validate_params
 
 
@@ -27,6 +27,32 @@ def transformer(tokens, tok_emb, pos_emb, out_emb, layers, lnf, positions=None):
     tokens = check_tokens(tokens, params, window=positions is not None)
     positions = _check_positions(positions, params, tokens.shape[-1])
     return forward(tokens, positions=positions, **params)
+
+
+def transformer_variant(tokens, params, norm='layer', post_ln=False, positions=None):
+    """Logits under a variant architecture: ``norm='rms'`` and/or ``post_ln=True``.
+
+    Used by puzzles that ask for programs on a PostLN or RMSNorm transformer; the
+    params format is unchanged (``ln1``, ``ln2``, ``lnf`` hold that norm's gamma/beta).
+    """
+    norms = {'layer': layer_norm, 'rms': rms_norm}
+    if norm not in norms:
+        raise ParamsError(f"transformer_variant: norm must be 'layer' or 'rms'; got {norm!r}")
+    validate_params(params)
+    tokens = check_tokens(tokens, params, window=positions is not None)
+    positions = _check_positions(positions, params, tokens.shape[-1])
+    return forward(tokens, positions=positions, norm_fn=norms[norm], post_ln=post_ln, **params)
+
+
+def decode_variant(tokens, params, max_steps, eos=None, norm='layer', post_ln=False):
+    """Greedy decoding (no cache) under ``transformer_variant``."""
+    out = list(check_tokens(tokens, params, allow_batch=False))
+    for _ in range(max_steps):
+        token = int(np.argmax(transformer_variant(np.array(out), params, norm, post_ln)[-1]))
+        out.append(token)
+        if token == eos:
+            break
+    return np.array(out, dtype=np.int64)
 
 
 def transformer_batch(tokens, params, positions=None):

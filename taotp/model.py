@@ -36,6 +36,14 @@ def layer_norm(x, gamma=1.0, beta=0.0, axis=-1, epsilon=EPS):
     return beta + gamma * centred / (x.var(axis=axis, keepdims=True) ** 0.5 + epsilon)
 
 
+def rms_norm(x, gamma=1.0, beta=0.0, axis=-1, epsilon=EPS):
+    """RMSNorm (no centring): x / (root-mean-square + epsilon), then gamma and beta.
+
+    Not used by the book's model; puzzles 2.6 and 7.6 ask what changes with it.
+    """
+    return beta + gamma * x / ((x ** 2).mean(axis=axis, keepdims=True) ** 0.5 + epsilon)
+
+
 def causal_mask(n):
     """Boolean (n, n) mask: query t may attend to keys 0..t."""
     return np.tril(np.ones((n, n), dtype=bool))
@@ -63,11 +71,22 @@ def mlp(x, M1, b1, M2, b2):
     return np.maximum(x @ M1 + b1, 0) @ M2 + b2
 
 
-def transformer_layer(x, Q, K, V, P, M1, b1, M2, b2, ln1, ln2, mask, record=None):
-    """One PreLN block: x + attn(LN(x)), then x + MLP(LN(x))."""
-    attn_out, weights = self_attn(layer_norm(x, **ln1), Q, K, V, P, mask, return_weights=True)
-    mid = x + attn_out
-    out = mid + mlp(layer_norm(mid, **ln2), M1, b1, M2, b2)
+def transformer_layer(x, Q, K, V, P, M1, b1, M2, b2, ln1, ln2, mask, record=None,
+                      norm_fn=layer_norm, post_ln=False):
+    """One PreLN block: x + attn(LN(x)), then x + MLP(LN(x)).
+
+    ``post_ln=True`` gives the original PostLN block instead,
+    LN(x + attn(x)) then LN(x + MLP(x)); ``norm_fn`` swaps the normalisation
+    (e.g. ``rms_norm``).  Both exist for puzzles; the book's programs use neither.
+    """
+    if post_ln:
+        attn_out, weights = self_attn(x, Q, K, V, P, mask, return_weights=True)
+        mid = norm_fn(x + attn_out, **ln1)
+        out = norm_fn(mid + mlp(mid, M1, b1, M2, b2), **ln2)
+    else:
+        attn_out, weights = self_attn(norm_fn(x, **ln1), Q, K, V, P, mask, return_weights=True)
+        mid = x + attn_out
+        out = mid + mlp(norm_fn(mid, **ln2), M1, b1, M2, b2)
     if record is not None:
         record.append({'resid_pre': x, 'attn': weights, 'resid_mid': mid, 'resid_post': out})
     return out
@@ -94,16 +113,20 @@ def embed(tokens, tok_emb, pos_emb, positions=None):
     return x
 
 
-def forward(tokens, tok_emb, pos_emb, out_emb, layers, lnf, positions=None, record=None):
+def forward(tokens, tok_emb, pos_emb, out_emb, layers, lnf, positions=None, record=None,
+            norm_fn=layer_norm, post_ln=False):
     """Embeddings -> layers -> final layer norm -> logits (..., n, vocab).
 
     ``record``, if a list, receives one dict per layer with the attention weights
     and the residual stream before the layer, after attention and after the MLP.
+    ``norm_fn`` and ``post_ln`` select the puzzle variants (see transformer_layer);
+    the final ``lnf`` is applied in every variant.
     """
     x = embed(tokens, tok_emb, pos_emb, positions)
     mask = causal_mask(x.shape[-2])
     for layer in layers:
-        x = transformer_layer(x, **layer, mask=mask, record=record)
+        x = transformer_layer(x, **layer, mask=mask, record=record, norm_fn=norm_fn,
+                              post_ln=post_ln)
     if record is not None:
         record.append({'final': x})
-    return np.einsum('...nd,vd->...nv', layer_norm(x, **lnf), out_emb)
+    return np.einsum('...nd,vd->...nv', norm_fn(x, **lnf), out_emb)
