@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 
 import taotp
-from naive_forward import naive_transformer
+from taotp.reference import naive_transformer
 
 SHAPES = [  # (vocab, block, d_model, layers, heads, d_head, d_ff)
     dict(vocab_size=5, block_size=9, d_model=4, n_layers=1, n_heads=1, d_head=4, d_ff=3),

@@ -1,7 +1,8 @@
 """An independent, loop-by-loop forward pass written from the book's equations.
 
-Shares no code with taotp: plain Python loops over positions, heads and keys, so a
-bug in the vectorised einsums cannot hide in both places.
+It shares no code with the rest of taotp: plain Python loops over positions,
+heads and keys (NumPy only converts arrays to lists), so a bug in the vectorised
+einsums of ``taotp.model`` cannot hide in both places.  Slow; for checking only.
 """
 import math
 
