@@ -36,7 +36,8 @@ __all__ = [
     'sample_sequence', 'sample_batch',
     'transition_logprobs', 'log_likelihoods', 'lag_posterior', 'bma_predictive',
     'ml_lags', 'ml_predictive', 'true_predictive', 'candidate_rows',
-    'normalised_transitions', 'prop1_predictive', 'construction_predictive',
+    'normalised_transitions', 'prop1_weights', 'prop1_predictive',
+    'construction_weights', 'construction_predictive',
     'kl_divergence', 'kl_curve',
     'Design', 'plan_heads', 'check_design', 'design_problems', 'exact_from',
     'safety_margins', 'check_constants',
@@ -313,20 +314,26 @@ def normalised_transitions(P, lags, tokens):
     return np.divide(w, total, out=np.zeros_like(w), where=total > 0)
 
 
-def prop1_predictive(P, lags, tokens, beta):
-    """Proposition 1: weights ``softmax(beta * mean_{kmax < i <= n} ptil[i, .])``.
+def prop1_weights(P, lags, tokens, beta):
+    """``(..., T, K)``: Proposition 1's lag weights ``softmax(beta * mean ptil)``.
 
-    Row t (prefix length ``n = t + 1``): at ``n = kmax`` the mean is empty and the
-    weights are uniform; rows with ``n < kmax`` are ``pi``.
+    Row t (prefix length ``n = t + 1``) averages ``ptil[i, .]`` over ``kmax < i <= n``;
+    at ``n <= kmax`` the mean is empty and the weights are uniform.
     """
-    P, lags, tokens = _prep(P, lags, tokens, 'prop1_predictive')
+    P, lags, tokens = _prep(P, lags, tokens, 'prop1_weights')
     kmax = lags[-1]
     ptil = normalised_transitions(P, lags, tokens)
     ptil[..., :kmax, :] = 0.0
     n = np.arange(1, tokens.shape[-1] + 1)
     count = np.maximum(n - kmax, 1)[:, None]
-    score = beta * np.cumsum(ptil, axis=-2) / count
-    return _mix(P, lags, tokens, _softmax(score))
+    return _softmax(beta * np.cumsum(ptil, axis=-2) / count)
+
+
+def prop1_predictive(P, lags, tokens, beta):
+    """Proposition 1's predictor ``sum_k w_k P[x_{i+1-k}]`` with ``prop1_weights``
+    (rows with a prefix shorter than kmax are ``pi``)."""
+    P, lags, tokens = _prep(P, lags, tokens, 'prop1_predictive')
+    return _mix(P, lags, tokens, prop1_weights(P, lags, tokens, beta))
 
 
 def kl_divergence(p, q, axis=-1):
@@ -533,9 +540,15 @@ def construction_predictive(P, lags, tokens, beta, design=None):
     are ``pi``.  The network agrees from query ``exact_from(design)`` on.
     """
     P, lags, tokens = _prep(P, lags, tokens, 'construction_predictive')
+    return _mix(P, lags, tokens, construction_weights(P, lags, tokens, beta, design))
+
+
+def construction_weights(P, lags, tokens, beta, design=None):
+    """``(..., T, K)``: the lag weights of ``construction_predictive`` (layer 3's row)."""
+    P, lags, tokens = _prep(P, lags, tokens, 'construction_weights')
     design = plan_heads(lags) if design is None else check_design(design)
     if design.lags != lags:
-        raise ValueError(f'construction_predictive: design lags must equal lags; got '
+        raise ValueError(f'construction_weights: design lags must equal lags; got '
                          f'{list(design.lags)} vs {list(lags)}')
     ptil = normalised_transitions(P, lags, tokens)
     means = _class_means(ptil, lags, design)
@@ -549,7 +562,7 @@ def construction_predictive(P, lags, tokens, beta, design=None):
             score[..., k - 1:, c] = sign * beta * diff[..., :T - k + 1]
     else:
         score = beta * means.sum(axis=-3)
-    return _mix(P, lags, tokens, _softmax(score))
+    return _softmax(score)
 
 
 # ============================================================================ constants
