@@ -110,6 +110,8 @@ def _describe(node):
     name = _NODE_NAMES.get(type(node), type(node).__name__)
     if isinstance(node, ast.Name):
         name = f'the name {node.id!r}'
+    elif isinstance(node, ast.Constant):
+        name = f'the constant {node.value!r}'[:60]
     elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
         name = f'a call of {node.func.id!r}'
     return name
@@ -402,7 +404,7 @@ def _build(tree):
     params['layers'] = [_layer(layer, i, d_model, getattr(layer, 'line', line))
                         for i, layer in enumerate(layers)]
     params['lnf'] = _norm(tree.get('lnf'), 'lnf', _line_of(None, tree, 'lnf'), d_model)
-    return {k: params[k] for k in ('tok_emb', 'pos_emb', 'out_emb', 'layers', 'lnf')}
+    return {k: params[k] for k in ('tok_emb', 'out_emb', 'pos_emb', 'layers', 'lnf')}
 
 
 def _pos_emb(tree, d_model):
