@@ -1,2 +1,158 @@
-"""(Not written yet.)"""
-__all__ = []
+"""Chapter 2, Hello World: a program that ignores its input and prints a fixed message.
+
+Two machines run it:
+
+* the *Simpleformer*, a toy with no token embeddings and no layer norm, where
+  the logits are just ``pos_emb[i] @ out_emb.T``; 2 dimensions suffice;
+* the real 0-layer transformer (tied embeddings, final layer norm), which needs
+  3 dimensions: symbols sit on the sqrt(3)-circle that layer norm leaves alone,
+  and ``pos_emb[i] = N * tok_emb[next symbol]`` drowns the input token.
+
+Two tokenizers are offered.  Both are plain dicts ``symbol -> id`` that contain
+``'<bos>'`` and ``'<eos>'``:
+
+* ``'message'``: only the symbols the message needs, in a **fixed order**:
+  ``'<bos>'`` is id 0, ``'<eos>'`` id 1, then every distinct character of the
+  message in order of first appearance (``'Hello World!'`` gives H=2, e=3, l=4,
+  o=5, ' '=6, W=7, r=8, d=9, !=10).  The book builds its tokenizer from a Python
+  ``set``, whose order changes from run to run; ours never does.
+* ``'ascii'``: all 256 byte values, ``chr(i) -> i``; ``'\\0'`` (id 0) doubles as
+  ``'<bos>'`` and ``'<eos>'``, so messages may not contain it.
+"""
+import numpy as np
+
+from .blocks import pos_enc_3d_array
+from .params import base_params
+
+__all__ = ['simpleformer', 'decode_simpleformer', 'message_tokenizer', 'ascii_tokenizer',
+           'make_tokenizer', 'tokenize', 'detokenize', 'build_hello_world_simpleformer',
+           'build_hello_world_transformer', 'hello_world_targets', 'HELLO_WORLD']
+
+HELLO_WORLD = 'Hello World!'
+SPECIAL = ('<bos>', '<eos>')
+
+
+# ----------------------------------------------------------------------------- tokenizers
+
+def _check_message(message, where):
+    if not isinstance(message, str):
+        raise TypeError(f'{where}: message must be a str; got {type(message).__name__}')
+    if not message:
+        raise ValueError(f"{where}: message must have at least 1 character; got ''")
+
+
+def message_tokenizer(message):
+    """Ids for exactly the symbols of ``message``: <bos>=0, <eos>=1, then first appearance."""
+    _check_message(message, 'message_tokenizer')
+    table = {s: i for i, s in enumerate(SPECIAL)}
+    for ch in message:
+        table.setdefault(ch, len(table))
+    return table
+
+
+def ascii_tokenizer():
+    """All 256 byte values, ``chr(i) -> i``, with '\\0' (id 0) serving as <bos> and <eos>."""
+    table = {'<bos>': 0, '<eos>': 0}
+    table.update({chr(i): i for i in range(256)})
+    return table
+
+
+def make_tokenizer(message, tokenizer='message'):
+    """The tokenizer dict named by ``tokenizer`` ('message' or 'ascii'), checked against the message."""
+    _check_message(message, 'make_tokenizer')
+    if tokenizer == 'message':
+        return message_tokenizer(message)
+    if tokenizer != 'ascii':
+        raise ValueError(f"make_tokenizer: tokenizer must be 'message' or 'ascii'; got {tokenizer!r}")
+    bad = [ch for ch in message if ord(ch) > 255 or ch == '\0']
+    if bad:
+        raise ValueError(f"make_tokenizer: the ascii tokenizer needs characters chr(1)..chr(255) "
+                         f"('\\0' is <bos>/<eos>); got {bad[0]!r}")
+    return ascii_tokenizer()
+
+
+def tokenize(symbols, tokenizer):
+    """Ids of ``symbols``: a string (one symbol per character) or a list such as ['<bos>', 'H']."""
+    try:
+        return np.array([tokenizer[s] for s in symbols], dtype=np.int64)
+    except KeyError as exc:
+        raise ValueError(f'tokenize: every symbol must be in the tokenizer; got {exc.args[0]!r}') \
+            from None
+
+
+def detokenize(ids, tokenizer):
+    """The string spelled by ``ids``; <bos>/<eos> are written by name.
+
+    With the ascii tokenizer id 0 is written as '<bos>' (it is also '<eos>').
+    """
+    names = {}
+    for symbol, i in tokenizer.items():
+        names.setdefault(i, symbol)
+    try:
+        return ''.join(names[int(i)] for i in np.asarray(ids).ravel())
+    except KeyError as exc:
+        raise ValueError(f'detokenize: id {exc.args[0]} is not in the tokenizer') from None
+
+
+def hello_world_targets(message, tokenizer):
+    """The ids the program must print: the message then <eos> (one per position)."""
+    return np.concatenate([tokenize(message, tokenizer), [tokenizer['<eos>']]])
+
+
+# ----------------------------------------------------------------------------- Simpleformer
+
+def simpleformer(tokens, pos_emb, out_emb):
+    """Logits (n, vocab) of the toy model: position embeddings only, no layer norm."""
+    n = len(tokens)
+    return pos_emb[np.arange(n)] @ np.asarray(out_emb).T
+
+
+def decode_simpleformer(tokens, pos_emb, out_emb, eos, max_steps=None):
+    """Greedy decoding on the Simpleformer until ``eos`` (or ``max_steps``, default: all rows of pos_emb)."""
+    out = [int(t) for t in np.asarray(tokens).ravel()]
+    steps = len(pos_emb) - len(out) + 1 if max_steps is None else max_steps
+    for _ in range(steps):
+        nxt = int(np.argmax(simpleformer(out, pos_emb, out_emb)[-1]))
+        out.append(nxt)
+        if nxt == eos:
+            break
+    return np.array(out, dtype=np.int64)
+
+
+def build_hello_world_simpleformer(message=HELLO_WORLD, tokenizer='message'):
+    """``(pos_emb, out_emb, tokenizer)`` for the Simpleformer, d_model = 2.
+
+    The symbols sit on the unit circle at angles ``linspace(0, 6, vocab)`` (as in
+    the book: 6 is a little less than 2*pi, so the first and last do not meet),
+    and position i simply holds the point of the symbol to print there.
+    """
+    table = make_tokenizer(message, tokenizer)
+    vocab = max(table.values()) + 1
+    angles = np.linspace(0, 6, vocab)
+    out_emb = np.stack([np.cos(angles), np.sin(angles)], axis=1)
+    pos_emb = out_emb[hello_world_targets(message, table)]
+    return pos_emb, out_emb, table
+
+
+# ----------------------------------------------------------------------------- 0-layer transformer
+
+def build_hello_world_transformer(message=HELLO_WORLD, tokenizer='message', N=1e6):
+    """A 0-layer, d_model = 3 transformer that prints ``message`` after <bos>.
+
+    Returns ``(params, tokenizer)``.  ``tok_emb = out_emb`` are evenly spaced points
+    of the layer-norm-fixed sqrt(3)-circle; ``pos_emb[i] = N * tok_emb[t_{i+1}]``
+    where t_{i+1} is the symbol to print at position i (the last one is <eos>).
+    block_size is ``len(message) + 1``: positions 0..len(message).
+
+    Decode with ``taotp.decode(tokenize(['<bos>'], tok), params, eos=tok['<eos>'])``.
+    """
+    table = make_tokenizer(message, tokenizer)
+    if not N > 0:
+        raise ValueError(f'build_hello_world_transformer: N must be > 0; got {N}')
+    vocab = max(table.values()) + 1
+    targets = hello_world_targets(message, table)
+    params = base_params(vocab, len(targets), d_model=3)
+    params['tok_emb'] = pos_enc_3d_array(vocab)
+    params['out_emb'] = params['tok_emb']          # tied: counted once
+    params['pos_emb'] = N * params['tok_emb'][targets]
+    return params, table

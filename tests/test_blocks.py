@@ -1,0 +1,60 @@
+"""Property tests for the layer-norm-fixed building blocks of Chapters 2-4."""
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+
+import taotp
+from taotp import layer_norm
+
+angles = st.floats(min_value=-1e3, max_value=1e3, allow_nan=False, allow_infinity=False)
+
+
+@given(angles)
+def test_pos_enc_3d_point_is_fixed_under_layer_norm(t):
+    p = taotp.pos_enc_3d(t)
+    assert p.shape == (3,)
+    assert abs(p.sum()) < 1e-12 and abs((p ** 2).sum() - 3) < 1e-12
+    np.testing.assert_allclose(layer_norm(p), p, atol=1e-9)
+
+
+@given(st.integers(1, 300))
+def test_pos_enc_3d_array_rows_are_fixed_and_evenly_spaced(n):
+    rows = taotp.pos_enc_3d_array(n)
+    assert rows.shape == (n, 3)
+    np.testing.assert_allclose(layer_norm(rows), rows, atol=1e-9)
+    if n > 1:  # neighbours all at the same distance: cos of the gap = 1 - (gap^2)/...
+        dots = (rows * np.roll(rows, -1, axis=0)).sum(1)
+        np.testing.assert_allclose(dots, 3 * np.cos(2 * np.pi / n), atol=1e-12)
+
+
+@settings(max_examples=200)
+@given(st.integers(1, 400), st.data())
+def test_shift_matrix_is_exact_for_every_delta_and_block(n, data):
+    delta = data.draw(st.integers(-n, n))
+    rows = taotp.pos_enc_3d_array(n)
+    R = taotp.shift_matrix(delta, n)
+    lo, hi = max(0, -delta), min(n, n - delta)
+    if lo < hi:
+        np.testing.assert_allclose(rows[lo:hi] @ R, rows[lo + delta:hi + delta], atol=1e-12)
+    # it is a rotation about (1, 1, 1): orthogonal, fixes the axis
+    np.testing.assert_allclose(R @ R.T, np.eye(3), atol=1e-12)
+    np.testing.assert_allclose(np.ones(3) @ R, np.ones(3), atol=1e-12)
+
+
+@given(st.integers(2, 2000))
+def test_padding_block_is_fixed_for_every_d(d):
+    p = taotp.padding_block(d)
+    assert p.shape == (d,)
+    np.testing.assert_allclose(layer_norm(p), p, atol=1e-9)
+
+
+@given(st.integers(2, 40), st.integers(2, 40), angles)
+def test_concatenated_fixed_blocks_are_fixed(d1, d2, t):
+    v = np.concatenate([taotp.pos_enc_3d(t), taotp.padding_block(d1), taotp.padding_block(d2)])
+    np.testing.assert_allclose(layer_norm(v), v, atol=1e-9)
+
+
+@pytest.mark.parametrize('d', [1, 0, -3])
+def test_padding_block_rejects_small_d(d):
+    with pytest.raises(ValueError, match=rf'padding_block: a padding block needs d >= 2 dimensions; got {d}'):
+        taotp.padding_block(d)
