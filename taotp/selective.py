@@ -42,7 +42,9 @@ __all__ = [
     'Design', 'plan_heads', 'check_design', 'design_problems', 'exact_from',
     'safety_margins', 'check_constants',
     'DisentangledTransformer', 'build_selective_induction', 'layer_matrices',
-    'book_params', 'book_forward', 'book_layout',
+    'book_params', 'book_forward', 'book_layout', 'pair_evidence_block',
+    'PRESETS', 'parse_lags', 'draw_strip', 'draw_evidence', 'explorer_figure', 'draw_kl',
+    'kl_figure', 'margin_readout', 'hardening_figure', 'design_table',
 ]
 
 TIE_TOL = 1e-9   # ML: lags whose log-likelihood is within this of the best are tied
@@ -703,13 +705,14 @@ def _pm(mask, lam):
     return np.where(mask, lam, -lam)
 
 
-def layer_matrices(P, lags, T, lam, beta, design):
+def layer_matrices(P, lags, T, lam, beta, design, pair_shift=None):
     """The construction in named blocks: per layer, per head, a list of
     ``(query_block, key_block, matrix)`` and the moves ``(source_block, target_block)``.
 
     Block names: ``tok``, ``pos`` (inputs), ``l1`` (layer-1 positional output, the ptil
     slots), ``mhat{h}`` / ``phat{h}`` (head h of layer 2 averaging ``pos`` / ``l1``),
     ``copy`` (layer 3's copied token).  Positions in the masks are 1-based.
+    ``pair_shift`` overrides the pair variant's shift (see ``pair_evidence_block``).
     """
     lags, kmax, Pd = design.lags, design.lags[-1], design.period
     i = np.arange(1, T + 1)[:, None]
@@ -731,11 +734,28 @@ def layer_matrices(P, lags, T, lam, beta, design):
         for h, cls in enumerate(design.classes):
             blocks3.append((f'phat{h}', 'pos', beta * np.isin((b - a - 1) % Pd, cls)))
     else:   # pair: rows = query position a, cols = key's phat slot b
-        kmin, D = lags[0], lags[1] - lags[0]
-        sign = np.where((a - b - 2 * kmin + 1) % (2 * D) < D, beta, -beta)
-        blocks3.append(('pos', 'phat0', np.where(b >= a, 0.0, sign)))
+        blocks3.append(('pos', 'phat0', pair_evidence_block(lags, T, beta, pair_shift)))
     L3 = [(blocks3, [('tok', 'copy')])]
     return [L1, L2, L3]
+
+
+def pair_evidence_block(lags, T, beta, shift=None):
+    """The ``T x T`` layer-3 block of the two-lag single-head design (rows: query position
+    a, columns: the key's phat slot b, both 1-based).
+
+    ``B[a, b] = 0`` if ``b >= a`` (never read), ``+beta`` if ``(a - b - shift) mod 2D < D``,
+    else ``-beta``, with ``D = kmax - kmin`` and the corrected ``shift = 2 kmin - 1``.  The
+    paper's App. H uses ``shift = 1``, which agrees only when ``kmin = 1 (mod D)``.
+    """
+    lags = check_lags(lags, where='pair_evidence_block')
+    if len(lags) != 2:
+        raise ValueError(f'pair_evidence_block: needs exactly two lags; got {list(lags)}')
+    kmin, D = lags[0], lags[1] - lags[0]
+    shift = 2 * kmin - 1 if shift is None else shift
+    a = np.arange(1, T + 1)[:, None]
+    b = np.arange(1, T + 1)[None, :]
+    sign = np.where((a - b - shift) % (2 * D) < D, float(beta), -float(beta))
+    return np.where(b >= a, 0.0, sign)
 
 
 def _disentangled_slots(S, T, H):
@@ -754,7 +774,7 @@ def _disentangled_slots(S, T, H):
 
 def build_selective_induction(P, lags, T, lam=500.0, beta=100.0, heads=None, variant=None,
                               period=None, classes=None, alpha=1.0, output='mixture',
-                              strict=True):
+                              strict=True, pair_shift=None):
     """The three-layer selective-induction network as a ``DisentangledTransformer``.
 
     Layer 1 (1 head) stores the normalised transition probabilities of each token in its
@@ -766,6 +786,7 @@ def build_selective_induction(P, lags, T, lam=500.0, beta=100.0, heads=None, var
     builds soft networks for demonstrations.  ``alpha`` is the attention temperature
     (the matrices are scaled by it, so the function does not change).  ``output='log'``
     puts ``log P`` in the readout and a softmax after it (geometric mixture).
+    ``pair_shift`` replaces the pair design's corrected shift (for showing the paper's).
     The model's ``meta`` holds the design, constants, margins and ``exact_from``.
     """
     P = check_transition_matrix(P, 'build_selective_induction')
@@ -782,7 +803,7 @@ def build_selective_induction(P, lags, T, lam=500.0, beta=100.0, heads=None, var
     S = len(P)
     slots = _disentangled_slots(S, T, H)
     layers = []
-    for layer in layer_matrices(P, lags, T, lam, beta, design):
+    for layer in layer_matrices(P, lags, T, lam, beta, design, pair_shift):
         layers.append([[(slots[q], slots[k], alpha * m) for q, k, m in blocks]
                        for blocks, _ in layer])
     readout = (slots['copy'], np.log(P) if output == 'log' else P.copy())
@@ -896,3 +917,142 @@ def book_forward(tokens, params, layer_norm=True):
 
 def layer_norm_fn(on):
     return layer_norm if on else _identity_norm
+
+
+# ============================================================================ figures
+# (Figures are built without pyplot, like taotp.plot; ``draw_*`` functions draw into a
+# given figure so that widgets and ``taotp.plot.animate`` twins share them.)
+
+PRESETS = {'{1,2,3}': (1, 2, 3), '{1,3}': (1, 3), '{1,3,4}': (1, 3, 4), '{3,5,7}': (3, 5, 7),
+           '{1,...,5}': (1, 2, 3, 4, 5)}
+
+
+def _figure(size):
+    from matplotlib.figure import Figure
+    return Figure(figsize=size, layout='constrained')
+
+
+def parse_lags(text):
+    """``'1, 3, 4'`` or ``'{1,3,4}'`` -> ``(1, 3, 4)`` (raises ValueError on junk)."""
+    cleaned = str(text).strip().strip('{}()[]')
+    try:
+        values = [int(v) for v in cleaned.replace(';', ',').split(',') if v.strip()]
+    except ValueError:
+        raise ValueError(f'parse_lags: expected comma-separated integers; got {text!r}') from None
+    return check_lags(values, where='parse_lags')
+
+
+def draw_strip(ax, tokens, lag, title=None):
+    """The token strip: one cell per position, coloured by sub-chain (position mod lag)."""
+    from matplotlib.colors import ListedColormap
+    tokens = np.asarray(tokens)
+    T = len(tokens)
+    residue = (np.arange(T) % lag)[None, :]
+    cmap = ListedColormap([f'C{c % 10}' for c in range(max(lag, 1))])
+    ax.imshow(residue, cmap=cmap, vmin=-0.5, vmax=lag - 0.5, aspect='auto', alpha=0.55)
+    if T <= 64:
+        for t, s in enumerate(tokens):
+            ax.text(t, 0, str(s), ha='center', va='center', fontsize=7 if T <= 32 else 5)
+    step = 1 if T <= 16 else 5 if T <= 64 else 10
+    ticks = [t for t in range(T) if (t + 1) % step == 0 or t == 0]
+    ax.set_xticks(ticks, [str(t + 1) for t in ticks], fontsize=7)
+    ax.set_yticks([])
+    ax.set_xlabel('position (colour = sub-chain, position mod lag)', fontsize=8)
+    ax.set_title(title or f'tokens of a lag-{lag} sequence', fontsize=9)
+
+
+def draw_evidence(axes, P, lags, tokens):
+    """Three panels: per-lag log-likelihood, the lag posterior, the running mean of ptil."""
+    lags = check_lags(lags)
+    kmax = lags[-1]
+    n = np.arange(1, len(tokens) + 1)
+    ell = log_likelihoods(P, lags, tokens)
+    post = lag_posterior(P, lags, tokens)
+    ptil = normalised_transitions(P, lags, tokens)
+    ptil[:kmax] = 0
+    mean = np.cumsum(ptil, axis=0) / np.maximum(n - kmax, 1)[:, None]
+    panels = ((ell, 'log-likelihood per lag', kmax - 1), (post, 'posterior (BMA weights)', kmax - 1),
+              (mean, 'running mean of ptil', kmax))
+    for ax, (values, title, start) in zip(axes, panels):
+        for c, k in enumerate(lags):
+            ax.plot(n[start:], values[start:, c], label=f'lag {k}', color=f'C{c}')
+        ax.set_title(title, fontsize=8)
+        ax.set_xlabel('tokens seen', fontsize=8)
+        ax.tick_params(labelsize=7)
+    axes[0].legend(fontsize=6)
+
+
+def explorer_figure(P, lags, tokens, lag, fig=None):
+    """Token strip over the three evidence panels (the data-explorer widget)."""
+    fig = fig or _figure((7.5, 4.2))
+    grid = fig.add_gridspec(2, 3, height_ratios=[1, 3])
+    draw_strip(fig.add_subplot(grid[0, :]), tokens, lag,
+               f'lags {set(check_lags(lags))}, true lag {lag}, T = {len(tokens)}')
+    draw_evidence([fig.add_subplot(grid[1, c]) for c in range(3)], P, lags, tokens)
+    return fig
+
+
+def draw_kl(ax, curves, kmax, title='', ylim=(1e-5, 2.0)):
+    """KL (log axis) against the number of tokens seen, from ``kmax`` on."""
+    for c, (name, (curve, style)) in enumerate(curves.items()):
+        n = np.arange(1, len(curve) + 1)
+        ax.semilogy(n[kmax - 1:], np.maximum(curve[kmax - 1:], 1e-12), style, label=name, lw=1.2)
+    ax.set_ylim(*ylim)
+    ax.set_xlabel('sequence length (tokens seen)', fontsize=8)
+    ax.set_ylabel('mean KL(truth || prediction)', fontsize=8)
+    ax.tick_params(labelsize=7)
+    ax.set_title(title, fontsize=9)
+    ax.legend(fontsize=6, ncol=2)
+
+
+def kl_figure(curves, kmax, title='', size=(6.0, 3.4), ylim=(1e-5, 2.0)):
+    fig = _figure(size)
+    draw_kl(fig.subplots(), curves, kmax, title, ylim)
+    return fig
+
+
+def margin_readout(margins):
+    """One line: the three log-margins, flagged when negative."""
+    parts = [f'{k}: {v:+.1f}' + (' (LEAKS)' if v <= 0 else '') for k, v in margins.items()]
+    return 'margins 2*lam - ... - log T: ' + ', '.join(parts)
+
+
+def hardening_figure(P, lags, T, lam, beta, seed=0, n=24, fig=None):
+    """The hardening widget: layer-1 and layer-3 attention of a soft network and its KL
+    curve against BMA, ML and the lam -> infinity formula, with the margin readout."""
+    fig = fig or _figure((8.0, 3.0))
+    lags = check_lags(lags, T)
+    rng = np.random.default_rng(seed)
+    X, true = sample_batch(P, lags, T, n, rng)
+    m = build_selective_induction(P, lags, T, lam=lam, beta=beta, strict=False)
+    run = m.run(X)
+    truth = true_predictive(P, lags, X, true)
+    curves = {'BMA': (kl_curve(truth, bma_predictive(P, lags, X)), 'k-'),
+              'ML': (kl_curve(truth, ml_predictive(P, lags, X)), 'k--'),
+              'formula (lam = inf)': (kl_curve(truth, construction_predictive(
+                  P, lags, X, beta, m.meta['design'])), 'C1:'),
+              'network': (kl_curve(truth, run['probs']), 'C0-')}
+    axes = fig.subplots(1, 3, width_ratios=[1, 1, 1.4])
+    for ax, layer, name in ((axes[0], 0, 'layer 1'), (axes[1], 2, 'layer 3')):
+        ax.imshow(run['attn'][layer][0, 0], cmap='viridis', vmin=0, vmax=1, aspect='auto')
+        ax.set_title(f'{name} attention (sequence 0)', fontsize=8)
+        ax.set_xlabel('key position - 1', fontsize=7)
+        ax.tick_params(labelsize=6)
+    axes[0].set_ylabel('query position - 1', fontsize=7)
+    draw_kl(axes[2], curves, lags[-1], f'lam = {lam:g}, beta = {beta:g}', ylim=(1e-6, 2.0))
+    color = 'red' if min(m.meta['margins'].values()) <= 0 else 'black'
+    fig.suptitle(margin_readout(m.meta['margins']), fontsize=8, color=color)
+    return fig
+
+
+def design_table(lags):
+    """Rows (period, classes, heads, variant, exact_from) for the chosen and fallback designs."""
+    lags = check_lags(lags)
+    chosen = plan_heads(lags)
+    fallback_period = lags[-1] - lags[0] + 1
+    fallback = plan_heads(lags, period=fallback_period,
+                          classes=[(r,) for r in range(fallback_period)])
+    return [('chosen', chosen.period, chosen.classes, len(chosen.classes), chosen.variant,
+             exact_from(chosen)),
+            ('fallback', fallback.period, fallback.classes, len(fallback.classes),
+             fallback.variant, exact_from(fallback))]
