@@ -12,10 +12,30 @@ from matplotlib.figure import Figure
 CMAP = 'RdBu_r'
 
 
+def _enable_inline_images():
+    """Inside a Jupyter kernel, make ``Figure`` objects display as PNG images.
+
+    ``%matplotlib inline`` registers the image formatter for figures; our figures
+    are never handed to pyplot, so each one is shown once, by the cell that
+    returns it.
+    """
+    try:
+        from IPython import get_ipython
+    except ImportError:
+        return
+    shell = get_ipython()
+    if shell is not None and 'IPKernelApp' in shell.config:
+        shell.run_line_magic('matplotlib', 'inline')
+
+
+_enable_inline_images()
+
+
 def _labels(tokens, detok=None):
+    """Tick labels 'position:token' (the token decoded by ``detok`` if given)."""
     if tokens is None:
         return None
-    return [detok(t) if detok else str(t) for t in np.asarray(tokens).tolist()]
+    return [f'{i}:{detok(t) if detok else t}' for i, t in enumerate(np.asarray(tokens).tolist())]
 
 
 def _heatmap(ax, matrix, title=None, xlabel=None, ylabel=None, xticks=None, yticks=None,
@@ -54,8 +74,8 @@ def attention(weights, tokens=None, detok=None, title='attention', size=(3.2, 3.
     labels = _labels(tokens, detok)
     for h, ax in enumerate(axes):
         _heatmap(ax, weights[h], title=f'{title}, head {h}' if n_heads > 1 else title,
-                 xlabel='key position', ylabel='query position' if h == 0 else None,
-                 xticks=labels, yticks=labels if h == 0 else None, symmetric=False,
+                 xlabel='key (position:token)', ylabel='query (position:token)' if h == 0 else None,
+                 xticks=labels, yticks=labels, symmetric=False,
                  colorbar=h == n_heads - 1)
     return fig
 
@@ -66,7 +86,7 @@ def residual(x, labels=None, tokens=None, detok=None, title='residual stream',
     x = np.asarray(x)
     fig = Figure(figsize=size, layout='constrained')
     ax = fig.subplots()
-    _heatmap(ax, x, title=title, xlabel='residual dimension', ylabel='position',
+    _heatmap(ax, x, title=title, xlabel='residual dimension', ylabel='position:token',
              xticks=list(labels) if labels is not None else None, yticks=_labels(tokens, detok))
     return fig
 
@@ -86,13 +106,13 @@ def circle(points, labels=None, title='embeddings', size=(4.0, 4.0)):
     ax.scatter(points[:, 0], points[:, 1], s=25, zorder=3)
     for i, (px, py) in enumerate(points):
         text = labels[i] if labels is not None else str(i)
-        ax.annotate(text, (px, py), xytext=(1.12 * px, 1.12 * py), ha='center', va='center',
-                    fontsize=8)
+        ha = 'left' if px > 0.2 * radius else 'right' if px < -0.2 * radius else 'center'
+        ax.annotate(text, (px, py), xytext=(1.08 * px, 1.1 * py), ha=ha, va='center', fontsize=8)
     ax.set_aspect('equal')
     lim = 1.3 * radius
     ax.set_xlim(-lim, lim)
     ax.set_ylim(-lim, lim)
-    ax.set_xlabel('first coordinate in the plane' if len(points[0]) else '')
+    ax.set_xlabel('first coordinate in the plane')
     ax.set_ylabel('second coordinate')
     ax.set_title(title, fontsize=10)
     return fig
