@@ -72,7 +72,8 @@ def _extreme_transformer(where, vocab_size, block_size, key_sign, q_scale, p_sca
     L = MIN_LAYOUT
     params = base_params(vocab_size, block_size, d_model=L.d_model)   # pos_emb stays 0
     # tokens: rows 1..V of 2V + 2 evenly spaced points, i.e. the open upper half circle
-    params['tok_emb'] = pos_enc_3d_array(2 * vocab_size + 2)[1:1 + vocab_size]
+    circle = pos_enc_3d_array(2 * (vocab_size + 1))
+    params['tok_emb'] = circle[1:vocab_size + 1]
     params['out_emb'] = params['tok_emb']                              # tied
     layer = base_layer(n_heads=1, d_model=L.d_model, d_ff=0, d_head=3)
     # query . x_t = 3 sin(angle_t) > 0 for every token; key . x_s = +-3 cos(angle_s)
@@ -200,7 +201,7 @@ def build_sort_transformer(n=28, block_size=100, q_scale=1e20, v_scale=1e20):
     _check_scale('build_sort_transformer', 'v_scale', v_scale)
     L = SORT_LAYOUT
     angles = powerpoints(n)
-    params = base_params(vocab_size=n, block_size=block_size, d_model=L.d_model)
+    params = base_params(n, block_size, L.d_model)
     emb = np.zeros((n, L.d_model))
     emb[:, L['p']] = pos_enc_3d(angles)              # where token t is
     emb[:, L['q']] = pos_enc_3d(nextpoint(angles))   # where token t looks next
