@@ -1,6 +1,7 @@
 """The TAOTP language (Chapter 8): safe loading, defaults, named errors, exact round trips."""
 import inspect
 import json
+import os
 import string
 
 import numpy as np
@@ -387,7 +388,8 @@ def _must_load_or_refuse(text):
     return params
 
 
-FUZZ = settings(max_examples=150, deadline=None, database=None,
+# TAOTP_FUZZ_EXAMPLES=5000 for a long fuzzing session
+FUZZ = settings(max_examples=int(os.environ.get('TAOTP_FUZZ_EXAMPLES', 150)), deadline=None, database=None,
                 suppress_health_check=[HealthCheck.too_slow])
 SMALL = dump_program(taotp.random_params(np.random.default_rng(3), vocab_size=3, block_size=3,
                                          d_model=2, n_layers=1, n_heads=1, d_head=2, d_ff=2))
