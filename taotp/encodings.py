@@ -237,7 +237,8 @@ def distinguishability(encoding):
     position can pick itself out sharply; D = 1/c when c rows are identical.
     """
     E = _encoding(encoding, 'distinguishability')
-    return float(np.min(np.diag(softmax(E @ E.T, axis=-1))))
+    gram = np.einsum('id,jd->ij', E, E)     # plain loop: faster than threaded BLAS at these sizes
+    return float(np.min(np.diag(softmax(gram, axis=-1))))
 
 
 def distinguishability_bound(q, sq_norm):
@@ -276,25 +277,28 @@ def encoding_heatmaps(encodings, titles=None, size=None, ylabel='position', cols
 
     Returns a matplotlib Figure built without pyplot (shown once at the end of a cell).
     """
+    from matplotlib.ticker import MaxNLocator
     encodings = [np.asarray(e, dtype=float) for e in encodings]
     cols = cols or len(encodings)
     rows = -(-len(encodings) // cols)
     size = size or (3.4 * cols, 2.9 * rows)
+    scales = [float(np.abs(e).max()) or 1.0 for e in encodings]
+    shared = len(set(scales)) == 1           # one colour bar per row is enough
     fig = Figure(figsize=size, layout='constrained')
     axes = np.atleast_1d(fig.subplots(rows, cols)).ravel()
     for i, ax in enumerate(axes):
         if i >= len(encodings):
             ax.set_axis_off()
             continue
-        e = encodings[i]
-        vmax = float(np.abs(e).max()) or 1.0
-        im = ax.imshow(e, cmap='RdBu_r', vmin=-vmax, vmax=vmax, aspect='auto',
-                       interpolation='nearest')
+        im = ax.imshow(encodings[i], cmap='RdBu_r', vmin=-scales[i], vmax=scales[i],
+                       aspect='auto', interpolation='nearest')
         ax.set_title(titles[i] if titles else f'encoding {i}', fontsize=9)
         ax.set_xlabel('dimension', fontsize=8)
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+        ax.yaxis.set_major_locator(MaxNLocator(integer=True))
         if i % cols == 0:
             ax.set_ylabel(ylabel, fontsize=8)
         ax.tick_params(labelsize=7)
-        if i % cols == cols - 1 or i == len(encodings) - 1:
+        if not shared or i % cols == cols - 1 or i == len(encodings) - 1:
             fig.colorbar(im, ax=ax, fraction=0.046, pad=0.03)
     return fig
