@@ -23,6 +23,7 @@ from .residual import Layout
 from .blocks import (onehot, padding_block, pos_3d_enc_rotation_matrix, pos_enc_3d,
                      pos_enc_3d_array, shift_matrix)
 from .verify import Report, verify, verify_batch
+from .scramble import scramble_transformer
 from . import plot, reference
 
 # chapter modules (each exports its builders through __all__)

@@ -26,20 +26,8 @@ def window(tokens, params, n_steps):
     return taotp.decode(tokens, params, n_steps, window=True)
 
 
-def scramble(tok_emb, pos_emb, out_emb, layers, lnf, M):
-    new_layers = []
-    for layer in layers:
-        layer = dict(layer)
-        for key in 'QKVP':  # these read (Q, K, V) or write (P) through d_model rows
-            layer[key] = np.einsum('ed,hek->hdk', M, layer[key])
-        layer['M1'] = M.T @ layer['M1']
-        layer['M2'], layer['b2'] = layer['M2'] @ M, layer['b2'] @ M
-        new_layers.append(layer)
-    return tok_emb @ M, pos_emb @ M, out_emb @ M, new_layers, lnf
-
-
 REFERENCES = {'1.3': cached, '1.4': at_transformer, '1.6': sampler, '1.7': window,
-              '1.8': scramble}
+              '1.8': taotp.scramble_transformer}
 
 
 @pytest.mark.parametrize('puzzle', sorted(REFERENCES))
@@ -152,6 +140,17 @@ def test_exception_message_names_the_input_and_hides_traceback():
 def test_unknown_and_reflection_puzzles():
     assert 'there is no puzzle' in check('1.99', None).message
     assert 'reflect puzzle with no checker' in check('1.1', None).message
+
+
+def test_scramble_transformer_refuses_matrices_that_break_layer_norm(rng):
+    params = taotp.random_params(rng, d_model=4)
+    args = [params[k] for k in ('tok_emb', 'pos_emb', 'out_emb', 'layers', 'lnf')]
+    with pytest.raises(ValueError, match='must be an orthonormal 4x4 matrix'):
+        taotp.scramble_transformer(*args, 2 * np.eye(4))
+    reflection = np.eye(4)
+    reflection[0, 0] = -1  # orthonormal, but moves the all-ones direction
+    with pytest.raises(ValueError, match=r'must map \(1, ..., 1\) to itself'):
+        taotp.scramble_transformer(*args, reflection)
 
 
 def test_rotation_fixes_the_all_ones_direction(rng):
