@@ -365,14 +365,17 @@ def mod_addition_reference(tokens):
 
 # ----------------------------------------------------------------------------- puzzles' helper
 
-def fit_lookup_mlp(params, prompts, targets, layer=0, row=0, out_scale=1e10, positions=None):
+def fit_lookup_mlp(params, prompts, targets, layer=0, row=0, out_scale=1e10, positions=None,
+                   tol=1e-12):
     """Replace a layer's MLP by a lookup built from the keys it actually sees.
 
     Runs ``prompts`` (N, T) with the layer's MLP switched off, reads the layer-normed
     coordinate ``row`` at ``positions`` (default: the last one) as the key, and
     builds an MLP (``build_MLP``) that maps each key to ``out_scale`` times the
-    out-embedding of ``targets`` (N, len(positions)) there.  Keys that coincide must
-    want the same token.  Returns ``(params, min_sep)``; ``params`` is modified in place.
+    out-embedding of ``targets`` (N, len(positions)) there.  Keys closer than ``tol``
+    (rounding noise: the same sum reached through different digits) form one
+    cluster, represented by its midpoint; a cluster must want a single token.
+    Returns ``(params, min_sep)``; ``params`` is modified in place.
     """
     from .model import causal_mask, embed, transformer_layer
     prompts = np.asarray(prompts)
@@ -388,14 +391,18 @@ def fit_lookup_mlp(params, prompts, targets, layer=0, row=0, out_scale=1e10, pos
     x = transformer_layer(x, **silent, mask=mask)
     keys = layer_norm(x, **lay['ln2'])[:, positions, row].ravel()
     want = targets.ravel()
-    uniq, first, inverse = np.unique(keys, return_index=True, return_inverse=True)
-    clash = np.flatnonzero(want != want[first][inverse])
+    order = np.argsort(keys, kind='stable')
+    keys, want = keys[order], want[order]
+    cluster = np.concatenate([[0], np.cumsum(np.diff(keys) > tol)])
+    starts = np.flatnonzero(np.diff(cluster, prepend=-1))
+    clash = np.flatnonzero(want != want[starts][cluster])
     if len(clash):
         i = clash[0]
         raise ValueError(f'fit_lookup_mlp: key {keys[i]!r} must give token {want[i]} and '
-                         f'{want[first][inverse][i]}; the attention does not separate them')
-    ys = out_scale * params['out_emb'][want[first]]
-    weights = build_MLP(uniq, ys)
+                         f'{want[starts][cluster][i]}; the attention does not separate them')
+    ends = np.append(starts[1:], len(keys)) - 1
+    centres = (keys[starts] + keys[ends]) / 2
+    weights = build_MLP(centres, out_scale * params['out_emb'][want[starts]])
     d_model = params['tok_emb'].shape[1]
     lay['M1'] = np.zeros((d_model, weights.d_ff))
     lay['M1'][row] = weights[0]
