@@ -1,2 +1,323 @@
-"""Checkers for chapter 2 (not written yet)."""
-PUZZLES = []
+"""Checkers for Chapter 2, Hello World, and the training harness of puzzle 2.3.
+
+Hello World answers may be a params dict (ids from ``taotp.message_tokenizer(message)``)
+or a pair ``(params, tokenizer)`` such as ``build_hello_world_transformer`` returns.
+"""
+import numpy as np
+
+from ..decoding import decode, decode_variant, transformer_batch
+from ..hello_world import HELLO_WORLD, detokenize, hello_world_targets, message_tokenizer
+from ..model import layer_norm, softmax
+from ..params import base_params, count_non0_params, count_params
+from . import guard
+from .registry import Puzzle, checker
+from .result import Finding, Passed
+
+NO_REPEAT = 'Hel Word!'   # puzzle 2.4: the symbols H e l ␣ W o r d ! never repeat
+
+
+def _program_and_tokenizer(answer, message):
+    """Split an answer into (params, tokenizer) and check the tokenizer covers the message."""
+    if isinstance(answer, tuple) and len(answer) == 2 and isinstance(answer[1], dict):
+        params, tok = answer
+    else:
+        params, tok = answer, message_tokenizer(message)
+    guard.program(params)
+    needed = ['<bos>', '<eos>'] + sorted(set(message))
+    missing = [s for s in needed if s not in tok]
+    if missing:
+        raise Finding(f'your tokenizer has no id for {missing[0]!r}')
+    vocab = len(params['tok_emb'])
+    bad = [s for s in needed if not (isinstance(tok[s], (int, np.integer)) and 0 <= tok[s] < vocab)]
+    if bad:
+        raise Finding(f'your tokenizer maps {bad[0]!r} to {tok[bad[0]]!r}, not an id in '
+                      f'0..{vocab - 1} (rows of tok_emb)')
+    return params, tok
+
+
+def _expect_message(params, tok, message, norm='layer'):
+    """Decode from <bos>; raise a Finding naming the first wrong symbol."""
+    want = hello_world_targets(message, tok).tolist()
+    start = np.array([tok['<bos>']])
+    if norm == 'layer':
+        out = guard.run_program(lambda: decode(start, params, max_steps=len(want),
+                                               eos=tok['<eos>']), on='<bos>')
+    else:
+        out = guard.run_program(lambda: decode_variant(start, params, max_steps=len(want),
+                                                       eos=tok['<eos>'], norm=norm), on='<bos>')
+    got = out[1:].tolist()
+    if got != want:
+        k = next((i for i, (a, b) in enumerate(zip(got, want)) if a != b), min(len(got), len(want)))
+        try:
+            shown = detokenize(out[1:], tok)
+        except ValueError:            # ids the tokenizer does not name
+            shown = got
+        raise Finding(f'decoding from <bos> printed {shown!r}; expected {message!r} then <eos> '
+                      f'(first difference at output position {k})', got)
+
+
+def _all_arrays(params):
+    yield 'tok_emb', np.asarray(params['tok_emb'])
+    yield 'pos_emb', np.asarray(params['pos_emb'])
+    yield 'out_emb', np.asarray(params['out_emb'])
+    for i, layer in enumerate(params['layers']):
+        for key in ('Q', 'K', 'V', 'P', 'M1', 'b1', 'M2', 'b2'):
+            yield f'layers[{i}][{key!r}]', np.asarray(layer[key])
+
+
+# ----------------------------------------------------------------------------- 2.1 and 2.2
+
+def _repeater(build, vocab, what):
+    params = guard.program(guard.call(build, vocab, what=what, on=f'vocab_size={vocab}'),
+                           what=f'your params for vocab_size={vocab}')
+    if len(params['tok_emb']) != vocab:
+        raise Finding(f'vocab_size={vocab}: tok_emb has {len(params["tok_emb"])} rows; expected {vocab}')
+    if params['layers']:
+        raise Finding(f'vocab_size={vocab}: expected a 0-layer program; got '
+                      f'{len(params["layers"])} layers')
+    return params
+
+
+def _repeats_last(params, vocab, seed):
+    """Every token repeats at the last position of many prompts, and for 2 * block_size steps."""
+    block = len(params['pos_emb'])
+    rng = np.random.default_rng(seed)
+    for length in sorted({1, 2, min(5, block), block}):
+        prompts = rng.integers(0, vocab, size=(4 * vocab, length))
+        prompts[:vocab, -1] = np.arange(vocab)              # every token last at least once
+        nxt = guard.run_program(lambda: transformer_batch(prompts, params))[:, -1].argmax(-1)
+        bad = np.flatnonzero(nxt != prompts[:, -1])
+        if len(bad):
+            x = prompts[bad[0]].tolist()
+            raise Finding(f'vocab_size={vocab}, prompt {x}: expected the next token {x[-1]}, '
+                          f'got {int(nxt[bad[0]])}', x)
+    for t in (0, vocab - 1):
+        out = guard.run_program(lambda: decode([t], params, max_steps=2 * block, window=True))
+        if set(out.tolist()) != {t}:
+            raise Finding(f'vocab_size={vocab}, prompt [{t}]: decoding {2 * block} steps (sliding '
+                          f'window) gave {out.tolist()}; expected {t} forever', [t])
+
+
+@checker('2.1')
+def check_2_1(build):
+    """``build(vocab_size) -> params``: 0 layers, at most 3 * vocab_size parameters, repeats."""
+    for vocab in (3, 11, 40):
+        params = _repeater(build, vocab, 'your builder')
+        if np.any(np.asarray(params['pos_emb']) != 0):
+            raise Finding(f'vocab_size={vocab}: pos_emb must be all zero (the budget is for '
+                          f'token parameters; a non-zero pos_emb would count too)')
+        counts = count_params(params)
+        used = counts['n_params'] - counts['pos_emb']
+        if used > 3 * vocab:
+            raise Finding(f'vocab_size={vocab}: {used} parameters besides the zero pos_emb; the '
+                          f'budget is 3 * vocab_size = {3 * vocab}')
+        _repeats_last(params, vocab, seed=vocab)
+    return Passed('vocab sizes 3, 11, 40: 0 layers, zero pos_emb, <= 3 * vocab_size other '
+                  'parameters; the last token is repeated after random prompts of lengths 1, 2, '
+                  '5 and block_size, and for 2 * block_size decoding steps')
+
+
+@checker('2.2')
+def check_2_2(answer):
+    """``(build_repeater, hello_world)``: <= V non-zeros, and Hello World with <= V + B non-zeros."""
+    if not (isinstance(answer, (tuple, list)) and len(answer) == 2):
+        raise Finding('expected a pair (your repeater builder, your Hello World params); got '
+                      f'{type(answer).__name__}')
+    build, hello = answer
+    totals = []
+    for vocab in (3, 11, 40):
+        params = _repeater(build, vocab, 'your repeater builder')
+        non0 = count_non0_params(params)['n_params']
+        if non0 > vocab:
+            raise Finding(f'repeater, vocab_size={vocab}: {non0} non-zero parameters; the budget '
+                          f'is vocab_size = {vocab}')
+        _repeats_last(params, vocab, seed=100 + vocab)
+        totals.append(count_params(params)['n_params'])
+    params, tok = _program_and_tokenizer(hello, HELLO_WORLD)
+    _expect_message(params, tok, HELLO_WORLD)
+    vocab, block = len(set(tok[s] for s in ['<bos>', '<eos>', *HELLO_WORLD])), len(HELLO_WORLD) + 1
+    non0 = count_non0_params(params)['n_params']
+    if non0 > vocab + block:
+        raise Finding(f'Hello World prints correctly but has {non0} non-zero parameters; the '
+                      f'budget is vocab_size + block_size = {vocab} + {block} = {vocab + block}')
+    return Passed(f'repeater at vocab sizes 3, 11, 40 with <= vocab_size non-zeros (your totals: '
+                  f'{totals[0]:,}, {totals[1]:,}, {totals[2]:,} parameters); Hello World printed '
+                  f'with {non0} non-zeros (budget {vocab + block}; your total: '
+                  f'{count_params(params)["n_params"]:,} parameters)')
+
+
+# ----------------------------------------------------------------------------- 2.3 (harness only)
+
+def _forward_0layer(tok_emb, pos_emb, inputs):
+    x = tok_emb[inputs] + pos_emb[:len(inputs)]
+    mu = x.mean(-1, keepdims=True)
+    xc = x - mu
+    s = np.sqrt((xc ** 2).mean(-1, keepdims=True))
+    r = s + 1e-10
+    y = xc / r
+    return x, xc, s, r, y
+
+
+def hello_world_loss_and_grad(tok_emb, pos_emb, inputs, targets):
+    """Cross-entropy of a tied 0-layer model and its gradients for tok_emb and pos_emb."""
+    _, xc, s, r, y = _forward_0layer(tok_emb, pos_emb, inputs)
+    logits = y @ tok_emb.T
+    probs = softmax(logits)
+    n, d = y.shape
+    loss = -np.log(probs[np.arange(n), targets] + 1e-300).mean()
+    dz = probs.copy()
+    dz[np.arange(n), targets] -= 1
+    dz /= n
+    d_tok = dz.T @ y                                   # through the tied output embedding
+    dy = dz @ tok_emb
+    dr = -(dy * xc).sum(-1, keepdims=True) / r ** 2
+    dxc = dy / r + dr * xc / (d * s)
+    dx = dxc - dxc.mean(-1, keepdims=True)
+    d_pos = np.zeros_like(pos_emb)
+    d_pos[:n] = dx
+    np.add.at(d_tok, inputs, dx)
+    return loss, d_tok, d_pos
+
+
+def train_hello_world(d_model=3, steps=1500, lr=0.05, rng=None, message=HELLO_WORLD):
+    """Train a tied 0-layer model with Adam to print ``message`` (message tokenizer).
+
+    Returns ``(params, tokenizer, losses)``.  A harness for puzzle 2.3: change the
+    sizes, the optimiser or the initialisation and see what still learns.
+    """
+    rng = rng if rng is not None else np.random.default_rng(0)
+    tok = message_tokenizer(message)
+    targets = hello_world_targets(message, tok)
+    inputs = np.concatenate([[tok['<bos>']], targets[:-1]])
+    vocab = max(tok.values()) + 1
+    weights = [rng.normal(scale=0.5, size=(vocab, d_model)),
+               rng.normal(scale=0.5, size=(len(targets), d_model))]
+    m = [np.zeros_like(w) for w in weights]
+    v = [np.zeros_like(w) for w in weights]
+    losses = []
+    for step in range(1, steps + 1):
+        loss, *grads = hello_world_loss_and_grad(*weights, inputs, targets)
+        losses.append(loss)
+        for w, g, mi, vi in zip(weights, grads, m, v):
+            mi *= 0.9
+            mi += 0.1 * g
+            vi *= 0.999
+            vi += 0.001 * g ** 2
+            w -= lr * (mi / (1 - 0.9 ** step)) / (np.sqrt(vi / (1 - 0.999 ** step)) + 1e-8)
+    params = base_params(vocab, len(targets), d_model)
+    params['tok_emb'] = params['out_emb'] = weights[0]
+    params['pos_emb'] = weights[1]
+    return params, tok, np.array(losses)
+
+
+def trained_result(answer, message=HELLO_WORLD):
+    """Result check for 2.3 (no verdict on size): does it print the message, and how big is it?"""
+    try:
+        params, tok = _program_and_tokenizer(answer, message)
+        _expect_message(params, tok, message)
+    except Finding as f:
+        return f'does not print {message!r} yet: {f.message}'
+    c = count_params(params)
+    return (f'prints {message!r} then <eos>; d_model {np.shape(params["tok_emb"])[1]}, '
+            f'{len(params["layers"])} layers, {c["n_params"]:,} parameters '
+            f'({count_non0_params(params)["n_params"]:,} non-zero)')
+
+
+# ----------------------------------------------------------------------------- 2.4 - 2.8
+
+def _zero_pos(params):
+    pos = np.asarray(params['pos_emb'])
+    if np.any(pos != 0):
+        i = tuple(int(k) for k in np.argwhere(pos != 0)[0])
+        raise Finding(f'pos_emb must be all zero; it holds {pos[i]} at {i}')
+
+
+@checker('2.4')
+def check_2_4(answer):
+    """Print 'Hel Word!' (no repeated symbol) with an all-zero pos_emb."""
+    params, tok = _program_and_tokenizer(answer, NO_REPEAT)
+    _zero_pos(params)
+    _expect_message(params, tok, NO_REPEAT)
+    return Passed(f'pos_emb is all zero and decoding from <bos> prints {NO_REPEAT!r} then <eos> '
+                  f'({len(params["layers"])} layer(s), {count_params(params)["n_params"]:,} '
+                  f'parameters)')
+
+
+@checker('2.5')
+def check_2_5(answer):
+    """Print 'Hello World!' with an all-zero pos_emb (repeated symbols need a layer)."""
+    params, tok = _program_and_tokenizer(answer, HELLO_WORLD)
+    _zero_pos(params)
+    _expect_message(params, tok, HELLO_WORLD)
+    return Passed(f'pos_emb is all zero and decoding from <bos> prints {HELLO_WORLD!r} then <eos> '
+                  f'({len(params["layers"])} layer(s), {count_params(params)["n_params"]:,} '
+                  f'parameters)')
+
+
+@checker('2.6')
+def check_2_6(answer):
+    """The parameter count of Hello World under RMSNorm (a number), or such a program."""
+    if isinstance(answer, (dict, tuple)):
+        params, tok = _program_and_tokenizer(answer, HELLO_WORLD)
+        _expect_message(params, tok, HELLO_WORLD, norm='rms')
+        n = count_params(params)['n_params']
+        if n > 48:
+            raise Finding(f'your program prints Hello World under RMSNorm but has {n} parameters; '
+                          f'one dimension fewer than the layer-norm version gives 48')
+        return Passed(f'prints Hello World under RMSNorm (norm="rms") with {n} parameters '
+                      f'(d_model {np.shape(params["tok_emb"])[1]})')
+    if isinstance(answer, bool) or not isinstance(answer, (int, float, np.integer, np.floating)):
+        raise Finding(f'expected a number of parameters (or a params dict); got '
+                      f'{type(answer).__name__}')
+    if answer == 48:
+        return Passed('48 = 2 * (13 + 11): RMSNorm does not centre, so the 2-D circle of radius '
+                      'sqrt(2) is fixed and 2 dimensions suffice')
+    if answer == 538:
+        raise Finding('538 is the count with the ASCII tokenizer; the question is about the '
+                      'message tokenizer (11 symbols, 13 positions)')
+    if answer == 72:
+        raise Finding('72 is the layer-norm count; with RMSNorm one dimension is freed')
+    raise Finding(f'{answer} is not it: count the embedding entries of an RMSNorm model with one '
+                  f'dimension fewer than the layer-norm one')
+
+
+@checker('2.7')
+def check_2_7(answer):
+    """Hello World whose every parameter is an integer."""
+    params, tok = _program_and_tokenizer(answer, HELLO_WORLD)
+    for where, arr in _all_arrays(params):
+        if arr.size and not np.all(arr == np.round(arr)):
+            i = tuple(int(k) for k in np.argwhere(arr != np.round(arr))[0])
+            raise Finding(f'{where}{list(i)} = {arr[i]} is not an integer')
+    _expect_message(params, tok, HELLO_WORLD)
+    return Passed(f'every entry of the embeddings and layers is an integer and the program prints '
+                  f'{HELLO_WORLD!r} ({count_params(params)["n_params"]:,} parameters)')
+
+
+@checker('2.8')
+def check_2_8(answer):
+    """Hello World whose every parameter is strictly positive (layer-norm gamma/beta excluded)."""
+    params, tok = _program_and_tokenizer(answer, HELLO_WORLD)
+    for where, arr in _all_arrays(params):
+        if arr.size and not np.all(arr > 0):
+            i = tuple(int(k) for k in np.argwhere(~(arr > 0))[0])
+            raise Finding(f'{where}{list(i)} = {arr[i]} is not > 0 (zeros count as not positive)')
+    _expect_message(params, tok, HELLO_WORLD)
+    return Passed(f'every entry of the embeddings and layers is > 0 and the program prints '
+                  f'{HELLO_WORLD!r}')
+
+
+PUZZLES = [
+    Puzzle('2.1', 'Repeat the last token forever (0 layers, <= 3 * vocab_size parameters)',
+           'checked', check_2_1, budget='0 layers, 3 * vocab_size'),
+    Puzzle('2.2', 'Sparse repeater (V non-zeros) and sparse Hello World (V + B non-zeros)',
+           'checked', check_2_2, budget='V resp. V + B non-zeros'),
+    Puzzle('2.3', 'Train a transformer to print "Hello World!"; how small can it be?', 'train'),
+    Puzzle('2.4', "Print 'Hel Word!' with an all-zero pos_emb", 'checked', check_2_4,
+           budget='pos_emb = 0'),
+    Puzzle('2.5', "Print 'Hello World!' with an all-zero pos_emb", 'checked', check_2_5,
+           budget='pos_emb = 0'),
+    Puzzle('2.6', 'Parameter count with RMSNorm instead of layer norm', 'checked', check_2_6),
+    Puzzle('2.7', 'Hello World with integer parameters only', 'checked', check_2_7),
+    Puzzle('2.8', 'Hello World with positive parameters only', 'checked', check_2_8),
+]
