@@ -1,0 +1,62 @@
+"""Every stored notebook is runnable as stored: python3 kernel, quiet, errors only where tagged."""
+from pathlib import Path
+
+import nbformat
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+NOTEBOOKS = sorted(p for folder in ('book', 'exercises', 'solutions')
+                   for p in (ROOT / folder).glob('*.ipynb'))
+IDS = [str(p.relative_to(ROOT)) for p in NOTEBOOKS]
+
+
+@pytest.mark.parametrize('path', NOTEBOOKS, ids=IDS)
+def test_kernelspec_is_python3(path):
+    nb = nbformat.read(path, as_version=4)
+    assert nb.metadata.get('kernelspec', {}).get('name') == 'python3'
+
+
+@pytest.mark.parametrize('path', NOTEBOOKS, ids=IDS)
+def test_stored_outputs_are_quiet_and_errors_are_tagged(path):
+    nb = nbformat.read(path, as_version=4)
+    for i, cell in enumerate(nb.cells):
+        if cell.cell_type != 'code':
+            continue
+        tags = cell.metadata.get('tags', [])
+        for out in cell.get('outputs', []):
+            assert not (out.output_type == 'stream' and out.name == 'stderr'), \
+                f'cell {i} wrote to stderr: {out.text[:200]!r}'
+            if out.output_type == 'error':
+                assert 'raises-exception' in tags, f'cell {i} raised {out.ename} untagged'
+            text = out.get('text', '') + str(out.get('data', {}).get('text/plain', ''))
+            assert 'Warning' not in text, f'cell {i} shows a warning: {text[:200]!r}'
+
+
+@pytest.mark.parametrize('path', NOTEBOOKS, ids=IDS)
+def test_code_cells_were_executed_in_order(path):
+    nb = nbformat.read(path, as_version=4)
+    counts = [c.execution_count for c in nb.cells if c.cell_type == 'code']
+    assert all(c is not None for c in counts), 'a code cell has no stored output count'
+    assert counts == list(range(1, len(counts) + 1)), 'cells were not run top to bottom once'
+
+
+@pytest.mark.parametrize('path', [p for p in NOTEBOOKS if p.parent.name == 'book'],
+                         ids=[i for i in IDS if i.startswith('book')])
+def test_animations_and_widgets_are_not_compared(path):
+    nb = nbformat.read(path, as_version=4)
+    for i, cell in enumerate(nb.cells):
+        if cell.cell_type != 'code':
+            continue
+        kinds = {k for out in cell.get('outputs', []) for k in out.get('data', {})}
+        volatile = 'application/vnd.jupyter.widget-view+json' in kinds or any(
+            'new Animation' in str(out.get('data', {}).get('text/html', ''))
+            for out in cell.get('outputs', []))
+        if volatile:
+            assert 'nbval-ignore-output' in cell.metadata.get('tags', []), \
+                f'cell {i} shows a widget or an animation but is not tagged nbval-ignore-output'
+
+
+def test_every_chapter_is_in_the_table_of_contents():
+    toc = (ROOT / '_toc.yml').read_text()
+    for path in (ROOT / 'book').glob('*.ipynb'):
+        assert f'book/{path.stem}' in toc, f'{path.name} is not in _toc.yml'
