@@ -26,7 +26,7 @@ from .trace import trace
 
 __all__ = ['VOCAB', 'SEP', 'EOS', 'parity_sequence', 'addition_sequence', 'addition_text',
            'coupled_ids', 'baseline_sequence', 'multiplication_sequence', 'pad_length',
-           'theory_pad_length', 'random_offsets', 'cube_code', 'position_codes', 'sizes',
+           'theory_pad_length', 'random_offsets', 'random_operands', 'read_total', 'cube_code', 'position_codes', 'sizes',
            'lambda_bound', 'digit_mlp', 'trapezoid', 'carry_out', 'build_multi_operand_adder',
            'MultiOperandAdder', 'keys_for']
 
@@ -244,6 +244,20 @@ def random_offsets(rng, ell, m, max_pos=(40, 40)):
     return int(rng.integers(1, max_pos[0] - ell + 1)), int(rng.integers(1, max_pos[1] - m + 1))
 
 
+def random_operands(rng, m, n):
+    """``m`` operands of exactly ``n`` digits (the paper's TA(n, m)); 1-digit ones may be 0."""
+    if not isinstance(rng, np.random.Generator):
+        raise TypeError(f'random_operands: rng must be a numpy.random.Generator; '
+                        f'got {type(rng).__name__}')
+    ops = []
+    for _ in range(m):
+        digits = rng.integers(0, 10, size=n)
+        if n > 1:
+            digits[0] = rng.integers(1, 10)
+        ops.append(int(''.join(map(str, digits))))
+    return ops
+
+
 def keys_for(tokens, index, offsets=(1, 1)):
     """The two keys the coupling singles out for the token at ``index`` (predicting index+1).
 
@@ -282,15 +296,17 @@ def sizes(n, m, literal=False):
 
     Returns ``ell`` (proof's padding), ``P1``, ``P2``, ``max_pos1``, ``max_pos2``,
     ``d_model`` (norm-free, 19 + 2P1 + 2P2), ``d_model_preln`` (42 + 4(P1 + P2)).
-    Corrected rule ``2^P1 >= ell + 2``; ``literal=True`` uses the paper's
-    ``2^P1 >= ell + 1`` (``max_pos1 = 2^P1``), which loses the separator whenever
-    ``s1 + ell = 2^P1``.
+    Corrected rule ``2^P1 >= ell + 2`` (IDs up to ``2^P1 - 1``); ``literal=True``
+    uses the paper's ``P1 = ceil(log2 ell)`` with ``max_pos1 = 2^P1``: the last
+    digit's next code then wraps onto the separators' whenever ``s1 + ell = 2^P1``
+    and the separator is never emitted (and for ell a power of two the IDs do not
+    even fit).
     """
     for v, name in ((n, 'n'), (m, 'm')):
         if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 1:
             raise ValueError(f'sizes: {name} must be an integer >= 1; got {v!r}')
     ell = theory_pad_length(n, m)
-    P1 = math.ceil(math.log2(ell + 1)) if literal else math.ceil(math.log2(ell + 2))
+    P1 = max(1, math.ceil(math.log2(ell))) if literal else math.ceil(math.log2(ell + 2))
     P2 = max(1, math.ceil(math.log2(m + 1)))
     return {'ell': ell, 'P1': P1, 'P2': P2,
             'max_pos1': 2 ** P1 if literal else 2 ** P1 - 1, 'max_pos2': 2 ** P2,
@@ -534,41 +550,61 @@ class MultiOperandAdder:
         return (offsets[0] + pad_length(ops) <= self.max_pos[0]
                 and offsets[1] + len(ops) <= self.max_pos[1])
 
+    def _code_tables(self):
+        """Rows 0..2^P of each level's codes in the residual layout (IDs wrap modulo 2^P)."""
+        if not hasattr(self, '_codes'):
+            L, self._codes = self.layout, []
+            for level, D in enumerate((self.P1, self.P2)):
+                table = np.zeros((2 ** D + 1, L.d_model))
+                for p in range(1, 2 ** D + 1):
+                    cur, nxt = np.split(position_codes(D, p), 2)
+                    table[p, L[f'POS{level + 1}']] = cur
+                    table[p, L[f'POS{level + 1}_NEXT']] = nxt
+                self._codes.append(table)
+        return self._codes
+
     def _embed_free(self, token_ids, ids):
-        L, p = self.layout, self.params
-        x = p['tok_emb'][np.asarray(token_ids)].copy()
-        for level, D in enumerate((self.P1, self.P2)):
-            for i, q in enumerate(ids[level]):
-                if q:
-                    cur, nxt = np.split(position_codes(D, int(q)), 2)
-                    x[i, L[f'POS{level + 1}']] = cur
-                    x[i, L[f'POS{level + 1}_NEXT']] = nxt
+        x = self.params['tok_emb'][np.asarray(token_ids)]
+        for table, D, level_ids in zip(self._code_tables(), (self.P1, self.P2), ids):
+            level_ids = np.asarray(level_ids)
+            rows = np.where(level_ids > 0, (level_ids - 1) % 2 ** D + 1, 0)
+            x = x + table[rows]
         return x
 
-    def run(self, token_ids, offsets=(1, 1)):
-        """Teacher-forced pass; returns a dict with ``logits``, ``attn`` (4, n, n),
-        ``resid_pre``, ``resid_mid``, ``resid_post`` (n, d_model)."""
+    def run(self, token_ids, offsets=(1, 1), start=0, record=True):
+        """Teacher-forced pass over query rows ``start..n-1``.
+
+        Returns a dict with ``logits`` and, when ``record``, ``attn`` (4, rows, n),
+        ``resid_pre``, ``resid_mid``, ``resid_post`` (rows, d_model) and ``ids``.
+        """
         ids = self.ids(token_ids, offsets)
         if self.norm:
             t = trace(np.asarray(token_ids), self.params, positions=ids)
-            return {'logits': t.logits, 'attn': t.attn[0], 'resid_pre': t.resid_pre[0],
-                    'resid_mid': t.resid_mid[0], 'resid_post': t.resid_post[0], 'ids': ids}
+            return {'logits': t.logits[start:], 'attn': t.attn[0][:, start:],
+                    'resid_pre': t.resid_pre[0][start:], 'resid_mid': t.resid_mid[0][start:],
+                    'resid_post': t.resid_post[0][start:], 'ids': ids}
         x = self._embed_free(token_ids, ids)
         lay = self.params['layers'][0]
         n = len(x)
-        mask = np.tril(np.ones((n, n), dtype=bool))
-        y = x.copy()
+        rows = np.arange(start, n)
+        mask = np.arange(n)[None, :] <= rows[:, None]
+        y = x[start:].copy()
         attn = []
         for h in range(4):
-            s = (x @ lay['Q'][h]) @ (x @ lay['K'][h]).T
-            s = np.where(mask, s, -np.inf)
-            w = np.exp(s - s.max(axis=1, keepdims=True))
+            s = (x[start:] @ lay['Q'][h]) @ (x @ lay['K'][h]).T
+            s[~mask] = -np.inf
+            s -= s.max(axis=1, keepdims=True)
+            w = np.exp(s, out=s)
             w /= w.sum(axis=1, keepdims=True)
-            attn.append(w)
+            if record:
+                attn.append(w)
             y += (w @ (x @ lay['V'][h])) @ lay['P'][h].T
         post = y + np.maximum(y @ lay['M1'] + lay['b1'], 0) @ lay['M2'] + lay['b2']
-        return {'logits': post @ self.params['out_emb'].T, 'attn': np.stack(attn),
-                'resid_pre': x, 'resid_mid': y, 'resid_post': post, 'ids': ids}
+        out = {'logits': post @ self.params['out_emb'].T}
+        if record:
+            out.update(attn=np.stack(attn), resid_pre=x[start:], resid_mid=y, resid_post=post,
+                       ids=ids)
+        return out
 
     def teacher_forced(self, operands, offsets=(1, 1)):
         """(expected next tokens, predicted next tokens) over the response, as strings."""
@@ -576,7 +612,7 @@ class MultiOperandAdder:
         text = addition_text(ops)
         seq = [TOKEN_ID[EOS]] + [TOKEN_ID[c] for c in text]
         start = seq.index(TOKEN_ID['='])
-        pred = self.run(seq, offsets)['logits'][start:].argmax(-1)
+        pred = self.run(seq, offsets, start=start, record=False)['logits'].argmax(-1)
         want = text[start:] + EOS
         return want, ''.join(VOCAB[t] for t in pred)
 
