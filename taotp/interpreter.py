@@ -632,7 +632,7 @@ def _parser():
     run.add_argument('--window', action='store_true',
                      help='slide over the last block_size tokens to run past the block')
     run.add_argument('--show-attention', action='store_true',
-                     help='print every layer\'s attention weights for the final sequence')
+                     help='print every layer\'s attention weights on the last forward pass')
     info = sub.add_parser('info', help='print the shape and parameter counts of a program')
     info.add_argument('program', help='program file (TAOTP dict literal or JSON; - for stdin)')
     for s in (run, info):
@@ -690,7 +690,8 @@ def _run(args):
         raise _UsageError(f'--steps must be >= 0; got {steps}')
     out = decode(tokens, params, max_steps=steps, eos=args.eos, window=args.window).tolist()
     if args.show_attention:
-        fed = out[-block_size(params):]  # the last window the model could see
+        # the tokens fed to the model for the last step (the final token is never fed)
+        fed = (out[:-1] if len(out) > len(tokens) else out)[-block_size(params):]
         print(_attention_text(fed, params))
     print(' '.join(str(t) for t in out))
 

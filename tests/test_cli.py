@@ -36,6 +36,7 @@ def test_run_min_listing_with_attention():
     assert lines[0] == 'layer 0 head 0 attention (rows: queries, columns: keys):'
     # every query attends (hard) to the smallest token seen so far
     assert lines[3].split('|')[1].split() == ['0.00', '0.00', '1.00']
+    assert len(lines) == 1 + 7 + 1   # header, one row per fed token, the result
 
 
 def test_run_min_2dp_and_defaults():
