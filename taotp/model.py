@@ -22,7 +22,8 @@ def norm(x, axis=-1, epsilon=EPS):
 
 def softmax(x, axis=-1):
     """Max-shifted softmax; entries equal to -inf get weight exactly 0."""
-    return norm(np.exp(x - np.max(x, axis=axis, keepdims=True)), axis=axis)
+    shifted = x - x.max(axis=axis, keepdims=True)
+    return norm(np.exp(shifted), axis=axis)
 
 
 def layer_norm(x, gamma=1.0, beta=0.0, axis=-1, epsilon=EPS):
@@ -71,7 +72,7 @@ def mlp(x, M1, b1, M2, b2):
     return np.maximum(x @ M1 + b1, 0) @ M2 + b2
 
 
-def transformer_layer(x, Q, K, V, P, M1, b1, M2, b2, ln1, ln2, mask, record=None,
+def transformer_layer(x, mask, Q, K, V, P, M1, b1, M2, b2, ln1, ln2, record=None,
                       norm_fn=layer_norm, post_ln=False):
     """One PreLN block: x + attn(LN(x)), then x + MLP(LN(x)).
 

@@ -31,29 +31,20 @@ class HumanReadableDict(dict):
 
 def base_layer(n_heads, d_model, d_ff, d_head):
     """An all-zero layer; thanks to the residual connections it is the identity."""
-    return {
-        'Q': np.zeros((n_heads, d_model, d_head)),
-        'K': np.zeros((n_heads, d_model, d_head)),
-        'V': np.zeros((n_heads, d_model, d_head)),
-        'P': np.zeros((n_heads, d_model, d_head)),
-        'M1': np.zeros((d_model, d_ff)),
-        'b1': np.zeros((d_ff,)),
-        'M2': np.zeros((d_ff, d_model)),
-        'b2': np.zeros((d_model,)),
-        'ln1': {'gamma': 1.0, 'beta': 0.0},
-        'ln2': {'gamma': 1.0, 'beta': 0.0},
-    }
+    layer = {name: np.zeros((n_heads, d_model, d_head)) for name in ('Q', 'K', 'V', 'P')}
+    layer['M1'], layer['b1'] = np.zeros((d_model, d_ff)), np.zeros(d_ff)
+    layer['M2'], layer['b2'] = np.zeros((d_ff, d_model)), np.zeros(d_model)
+    layer['ln1'] = {'gamma': 1.0, 'beta': 0.0}
+    layer['ln2'] = {'gamma': 1.0, 'beta': 0.0}
+    return layer
 
 
 def base_params(vocab_size, block_size, d_model):
     """All-zero embeddings, no layers, default final layer norm."""
-    return {
-        'tok_emb': np.zeros((vocab_size, d_model)),
-        'out_emb': np.zeros((vocab_size, d_model)),
-        'pos_emb': np.zeros((block_size, d_model)),
-        'layers': [],
-        'lnf': {'gamma': 1.0, 'beta': 0.0},
-    }
+    def table(rows):
+        return np.zeros((rows, d_model))
+    return {'tok_emb': table(vocab_size), 'out_emb': table(vocab_size),
+            'pos_emb': table(block_size), 'layers': [], 'lnf': {'gamma': 1.0, 'beta': 0.0}}
 
 
 def _tables(pos_emb):

@@ -10,13 +10,13 @@ all-ones direction, so it commutes with ``M`` only if ``ones @ M == ones``.
 import numpy as np
 
 
-def scramble_transformer(tok_emb, pos_emb, out_emb, layers, lnf, M):
-    """Return (tok_emb, pos_emb, out_emb, layers, lnf) rewritten in the basis ``M``.
+def scramble_transformer(tok_emb, pos_emb, out_emb, layers, lnf, basis):
+    """Return (tok_emb, pos_emb, out_emb, layers, lnf) rewritten in ``basis`` (a matrix M).
 
     Raises ValueError unless ``M`` is orthonormal and fixes the all-ones vector
     (the layer norms would otherwise change the function).  Inputs are not modified.
     """
-    M = np.asarray(M, dtype=np.float64)
+    M = np.asarray(basis, dtype=np.float64)
     d = np.shape(tok_emb)[1]
     if M.shape != (d, d) or not np.allclose(M @ M.T, np.eye(d), atol=1e-9):
         raise ValueError(f'scramble_transformer: M must be an orthonormal {d}x{d} matrix')

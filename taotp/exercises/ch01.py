@@ -195,8 +195,8 @@ def check_1_8(scramble_transformer, n_cases=4):
                          params['out_emb'], params['layers'], params['lnf'], M,
                          what='your scramble_transformer', on=f'program {i}')
         if not isinstance(out, (tuple, list)) or len(out) != 5:
-            raise Finding('expected a 5-tuple (new_tok_emb, new_pos_emb, new_out_emb, new_layers, '
-                          f'new_lnf); got {type(out).__name__}')
+            raise Finding('expected a tuple of 5 rewritten pieces in the input order (tok_emb, '
+                          f'pos_emb, out_emb, layers, lnf); got {type(out).__name__}')
         if not np.array_equal(params['tok_emb'], before['tok_emb']):
             raise Finding('your function changed the input tok_emb in place; return new arrays')
         new = dict(zip(('tok_emb', 'pos_emb', 'out_emb', 'layers', 'lnf'), out))
