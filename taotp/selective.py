@@ -43,7 +43,7 @@ __all__ = [
     'safety_margins', 'check_constants',
     'DisentangledTransformer', 'build_selective_induction', 'layer_matrices',
     'book_params', 'book_forward', 'book_layout', 'pair_evidence_block',
-    'PRESETS', 'parse_lags', 'draw_strip', 'draw_evidence', 'explorer_figure', 'draw_kl',
+    'PRESETS', 'new_figure', 'parse_lags', 'draw_strip', 'draw_evidence', 'explorer_figure', 'draw_kl',
     'kl_figure', 'margin_readout', 'hardening_figure', 'design_table',
 ]
 
@@ -927,9 +927,13 @@ PRESETS = {'{1,2,3}': (1, 2, 3), '{1,3}': (1, 3), '{1,3,4}': (1, 3, 4), '{3,5,7}
            '{1,...,5}': (1, 2, 3, 4, 5)}
 
 
-def _figure(size):
+def new_figure(size):
+    """An empty pyplot-free figure (constrained layout), for multi-panel chapter figures."""
     from matplotlib.figure import Figure
     return Figure(figsize=size, layout='constrained')
+
+
+_figure = new_figure
 
 
 def parse_lags(text):

@@ -434,3 +434,17 @@ def test_error_paths(rng):
         m.next_token_probs(np.zeros(11, dtype=int))
     with pytest.raises(ValueError, match='lag must be one of'):
         sel.sample_sequence(P, LAGS, 10, rng, lag=4)
+
+
+def test_figures_and_helpers(rng):
+    P = sel.transition_matrix(4, rng)
+    x, k = sel.sample_sequence(P, (1, 3), 24, rng)
+    fig = sel.explorer_figure(P, (1, 3), x, k)
+    assert len(fig.axes) == 4
+    fig = sel.hardening_figure(P, (1, 2, 3), 16, 2.0, 20.0, n=4)
+    assert 'LEAKS' in fig._suptitle.get_text()
+    assert sel.parse_lags('{1, 3,4}') == (1, 3, 4)
+    with pytest.raises(ValueError, match='parse_lags: expected comma-separated integers'):
+        sel.parse_lags('1, x')
+    rows = sel.design_table((3, 5, 7))
+    assert [r[3] for r in rows] == [3, 5]
