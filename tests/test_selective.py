@@ -448,3 +448,35 @@ def test_figures_and_helpers(rng):
         sel.parse_lags('1, x')
     rows = sel.design_table((3, 5, 7))
     assert [r[3] for r in rows] == [3, 5]
+
+
+def test_layer1_exhaustive_tiny():
+    """Every sequence of length 6 over 2 tokens: layer 1 stores ptil[i, k] in slot i - k."""
+    import itertools
+    P = np.array([[.6, .4], [.25, .75]])
+    lags = (1, 2)
+    m = sel.build_selective_induction(P, lags, 6, beta=1.0)
+    X = np.array(list(itertools.product(range(2), repeat=6)))
+    l1 = m.run(X)['resid'][1][..., m.meta['slots']['l1']]
+    ptil = sel.normalised_transitions(P, lags, X)
+    want = np.zeros_like(l1)
+    for i in range(3, 7):                       # 1-based positions past kmax = 2
+        for c, k in enumerate(lags):
+            want[:, i - 1, i - k - 1] = ptil[:, i - 1, c]
+    np.testing.assert_allclose(l1[:, 2:], want[:, 2:], atol=1e-12)
+
+
+def test_layer2_rows_are_uniform_on_classes(rng):
+    P = sel.transition_matrix(3, rng)
+    for lags in ((1, 2, 3), (1, 3), (3, 5, 7)):
+        m = sel.build_selective_induction(P, lags, 30, beta=1.0)
+        d = m.meta['design']
+        x, _ = sel.sample_sequence(P, lags, 30, rng)
+        w = m.run(x)['attn'][1]
+        kmax = max(lags)
+        for h, cls in enumerate(d.classes):
+            for i in range(kmax + 1 + min(cls), 31):
+                members = [j for j in range(kmax + 1, i + 1) if (i - j) % d.period in cls]
+                want = np.zeros(30)
+                want[np.array(members) - 1] = 1 / len(members)
+                np.testing.assert_allclose(w[h, i - 1], want, atol=1e-12)
