@@ -28,7 +28,7 @@ __all__ = ['VOCAB', 'SEP', 'EOS', 'parity_sequence', 'addition_sequence', 'addit
            'coupled_ids', 'baseline_sequence', 'multiplication_sequence', 'pad_length',
            'theory_pad_length', 'random_offsets', 'random_operands', 'read_total', 'cube_code', 'position_codes', 'sizes',
            'lambda_bound', 'digit_mlp', 'trapezoid', 'carry_out', 'build_multi_operand_adder',
-           'MultiOperandAdder', 'keys_for']
+           'MultiOperandAdder', 'keys_for', 'plot_ids']
 
 VOCAB = list('0123456789+=>$')
 SEP = '>'
@@ -693,3 +693,22 @@ def build_multi_operand_adder(max_digits, max_operands, lam=20.0, norm=False, li
     never emit the separator).  ``eps`` is the PreLN port's head-output scale.
     """
     return MultiOperandAdder(max_digits, max_operands, lam, norm, literal, eps)
+
+
+# ----------------------------------------------------------------------------- figures
+
+def plot_ids(tokens, levels, names=None, title='coupled position IDs', size=None):
+    """The coloured ID table: one row per level, one column per token, IDs written in."""
+    from matplotlib.figure import Figure
+    levels = np.asarray(levels, dtype=float).reshape(len(levels), -1)
+    names = names or [f'level {i + 1}' for i in range(len(levels))]
+    fig = Figure(figsize=size or (0.3 * len(tokens) + 1.2, 0.45 * len(levels) + 0.9),
+                 layout='constrained')
+    ax = fig.subplots()
+    ax.imshow(levels, cmap='tab20', vmin=0, vmax=20, aspect='auto')
+    for (r, c), v in np.ndenumerate(levels):
+        ax.text(c, r, str(int(v)), ha='center', va='center', fontsize=7)
+    ax.set_xticks(range(len(tokens)), list(tokens), fontsize=8)
+    ax.set_yticks(range(len(levels)), names, fontsize=8)
+    ax.set_title(title, fontsize=9)
+    return fig
