@@ -62,6 +62,49 @@ def build_search_2d(vocab_size, block_size, prefix_len, N=1e8):
     return p
 
 
+def build_search_hashed(vocab_size, block_size, prefix_len, hash_dims=None, N=1e8, M=1e8, seed=0):
+    """2-D slots, padding removed by layer 0's b2, messy cleanup in layer 1, and the
+    query/key compared through a seeded random hash of min(2L, L + 4) dimensions."""
+    L = prefix_len
+    m = hash_dims or min(2 * L, L + 4)
+    k, D = L + 1, 2 * (L + 1)
+    d = D + 1
+    U = np.linalg.qr(np.column_stack([np.ones(d), np.eye(d)[:, :D]]))[0][:, 1:]
+    alpha = np.sqrt(d / k)
+    slot = lambda j: slice(2 * j, 2 * j + 2)
+    pad = np.zeros(D)
+    pad[2:2 * L:2] = 1.0
+    tok_v = np.zeros((vocab_size, D))
+    tok_v[:, slot(0)] = circle2(vocab_size)
+    tok_v += pad
+    pos_v = np.zeros((block_size, D))
+    pos_v[:, slot(L)] = circle2(block_size)
+    p = taotp.base_params(vocab_size, block_size, d)
+    p['tok_emb'] = p['out_emb'] = alpha * tok_v @ U.T
+    p['pos_emb'] = alpha * pos_v @ U.T
+    dh = max(m, 2)
+    Qv, Kv, Vv, Pv = (np.zeros((2, k, D, dh)) for _ in range(4))
+    for h in range(k):
+        Qv[0, h, slot(L), :2] = N * (np.eye(2) if h == 0 else rot2(-2 * np.pi * h / block_size))
+        Kv[0, h, slot(L), :2] = np.eye(2)
+        src, dst, sign = (slot(L), slot(L), -1.0) if h == 0 else (slot(0), slot(h), 1.0)
+        Vv[0, h, src, :2] = np.eye(2)
+        Pv[0, h, dst, :2] = sign * np.eye(2)
+    H = np.linalg.qr(np.random.default_rng(seed).normal(size=(2 * L, m)))[0]
+    Qv[1, 0, :2 * L, :m] = N * H
+    Kv[1, 0, 2:, :m] = H
+    Vv[1, 0, slot(0), :2] = np.eye(2)
+    Pv[1, 0, slot(0), :2] = M * np.eye(2)
+    layers = [taotp.base_layer(k, d, 0, dh) for _ in range(2)]
+    for i, layer in enumerate(layers):
+        for name, Mx in (('Q', Qv), ('K', Kv), ('V', Vv)):
+            layer[name] = np.einsum('dD,hDk->hdk', U, Mx[i]) / alpha
+        layer['P'] = alpha * np.einsum('dD,hDk->hdk', U, Pv[i])
+    layers[0]['b2'] = -alpha * pad @ U.T
+    p['layers'] = layers
+    return p
+
+
 def make_prompt(keys, values, key, vocab_size):
     sep = vocab_size
     table = []
@@ -74,7 +117,7 @@ REFERENCES = {
     '4.2': taotp.build_search_transformer,
     '4.3': make_prompt,
     '4.4': build_search_2d,
-    '4.5': build_search_2d,
+    '4.5': build_search_hashed,
 }
 
 
@@ -195,6 +238,12 @@ def test_two_d_reference_is_smaller_and_fixed():
     assert taotp.config(p)['d_model'] == 9 and taotp.count_params(p)['n_params'] == 2_736
     x = p['tok_emb'][:, None] + p['pos_emb'][None]
     np.testing.assert_allclose(taotp.layer_norm(x), x, atol=1e-9)
+
+
+def test_hashed_reference_sizes():
+    assert taotp.count_params(build_search_hashed(1000, 100, 10))['n_params'] == 53_682
+    assert check('4.5', build_search_2d)      # the checker sees sizes and accuracy only
+    assert not check('4.5', lambda V, B, L: build_search_hashed(V, B, L, hash_dims=L))
 
 
 def test_kinds():
