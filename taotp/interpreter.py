@@ -38,6 +38,7 @@ JSON).  ``python -m taotp run|info PROGRAM`` is the command line (``cli``).
 """
 import argparse
 import ast
+import json
 import re
 import sys
 from importlib import resources
@@ -132,9 +133,15 @@ def _number(node):
     return None
 
 
+def _line(node):
+    """The 1-based line of a node in the user's text (the parser saw one extra line)."""
+    line = getattr(node, 'lineno', None)
+    return None if line is None else max(line - 1, 1)
+
+
 def _walk(node, depth=0):
     """Turn an ast node into dicts / lists / numbers, refusing every other node type."""
-    line = getattr(node, 'lineno', None)
+    line = _line(node)
     if depth > MAX_DEPTH:
         _fail(f'the literal is nested more than {MAX_DEPTH} levels deep; a program needs at '
               f'most {MAX_DEPTH}', line=line)
@@ -146,12 +153,12 @@ def _walk(node, depth=0):
                 _fail('star-unpacking (**) is not allowed in a program', line=line)
             if not (isinstance(key, ast.Constant) and type(key.value) is str):
                 _fail(f'dict keys must be quoted strings like "tok_emb"; got {_describe(key)}',
-                      line=getattr(key, 'lineno', line))
+                      line=_line(key) or line)
             if key.value in out:
                 _fail(f'the key {key.value!r} appears twice in the same dict', field=key.value,
-                      line=key.lineno)
+                      line=_line(key))
             out[key.value] = _walk(value, depth + 1)
-            out.key_lines[key.value] = key.lineno
+            out.key_lines[key.value] = _line(key)
         return out
     if isinstance(node, (ast.List, ast.Tuple)):
         out = _List(_walk(e, depth + 1) for e in node.elts)
@@ -167,6 +174,48 @@ def _walk(node, depth=0):
               f'dicts (strings only as keys)', line=line)
     _fail(f'{_describe(node)} is not allowed; a program holds only dicts, lists, numbers and '
           f'string keys (no code is ever run)', line=line)
+
+
+class _NotPlainJSON(Exception):
+    """The text is not JSON made of numbers, lists and dicts only (use the full parser)."""
+
+
+def _json_tree(text):
+    """Fast path for JSON texts (such as dump_program's): the same tree, without line numbers.
+
+    Returns None whenever the text is not plain JSON of numbers, lists and string-keyed
+    dicts, so that the syntax-tree parser handles it (and reports the problem).
+    """
+    def pairs(items):
+        out = _Dict()
+        out.key_lines = {}
+        for key, value in items:
+            if key in out:
+                raise _NotPlainJSON
+            out[key] = value
+        return out
+
+    def constant(name):  # NaN, Infinity, -Infinity
+        raise _NotPlainJSON
+
+    def lists(value, depth):
+        if depth > MAX_DEPTH:
+            raise _NotPlainJSON
+        if isinstance(value, list):
+            out = _List(lists(v, depth + 1) for v in value)
+            return out
+        if isinstance(value, dict):
+            for key in value:
+                value[key] = lists(value[key], depth + 1)
+            return value
+        if type(value) in (int, float):
+            return value
+        raise _NotPlainJSON  # true, false, null or a string value
+
+    try:
+        return lists(json.loads(text, object_pairs_hook=pairs, parse_constant=constant), 0)
+    except (ValueError, RecursionError, _NotPlainJSON):
+        return None
 
 
 def _parse(text):
@@ -187,9 +236,6 @@ def _parse(text):
         _fail(f'not a dict literal ({msg})', line=line)
     except (ValueError, RecursionError, MemoryError, OverflowError) as exc:
         _fail(f'could not parse the text ({type(exc).__name__}: {str(exc)[:80]})')
-    for node in ast.walk(tree):
-        if hasattr(node, 'lineno'):
-            node.lineno -= 1
     try:
         return _walk(tree.body)
     except RecursionError:
@@ -238,13 +284,13 @@ def _array(value, field, line, ndim, empty_shape=None):
     if isinstance(value, dict):
         _fail(f'{field} must be a {ndim}-D list of numbers; got a dict', field, line)
     if not isinstance(value, list):
-        _fail(f'{field} must be a {ndim}-D list of numbers ({_SHAPE_NAMES.get(field_key(field))})'
+        _fail(f'{field} must be a {ndim}-D list of numbers ({_SHAPE_NAMES.get(_field_key(field))})'
               f'; got the number {value!r}', field, line)
     shape = _shape(value, field, line)
     if shape and shape[0] == 0 and empty_shape is not None:
         return np.zeros(empty_shape)
     if len(shape) != ndim:
-        names = _SHAPE_NAMES.get(field_key(field), '')
+        names = _SHAPE_NAMES.get(_field_key(field), '')
         _fail(f'{field} must be a {ndim}-D array ({names}); got {len(shape)}-D with shape '
               f'{shape}', field, line)
     try:
@@ -258,7 +304,7 @@ def _array(value, field, line, ndim, empty_shape=None):
     return arr
 
 
-def field_key(field):
+def _field_key(field):
     """The last key in a field path like ``layers[0]['M2']`` -> ``M2``."""
     if field.endswith("']"):
         return field[field.rindex("['") + 2:-2]
@@ -267,7 +313,7 @@ def field_key(field):
 
 def _expect(arr, shape, field, line):
     if arr.shape != tuple(shape):
-        names = _SHAPE_NAMES.get(field_key(field), '')
+        names = _SHAPE_NAMES.get(_field_key(field), '')
         _fail(f'{field} must have shape ({names}) = {tuple(shape)}; got {arr.shape}', field, line)
     return arr
 
@@ -457,7 +503,15 @@ def load_program(text):
         ProgramError: with the field, the layer, expected vs actual shape and
             the line of the first problem found.
     """
-    params = _build(_parse(text))
+    params = None
+    tree = _json_tree(text) if isinstance(text, str) else None
+    if tree is not None:
+        try:
+            params = _build(tree)
+        except ProgramError:  # parse again below, to report the line of the problem
+            params = None
+    if params is None:
+        params = _build(_parse(text))
     problems = param_problems(params)  # a safety net: _build should already catch all
     if problems:
         raise ProgramError('load_program: ' + problems[0], problems=problems)

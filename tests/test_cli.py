@@ -61,13 +61,8 @@ def test_program_from_stdin():
 
 @pytest.mark.parametrize('args, stdin, pattern', [
     (('run', 'MISSING.taotp', '--input', '1'), None, 'cannot read MISSING.taotp'),
-    (('info', '-'), '{"tok_emb": [[1, 2]], "block_size": 1, "layers": [{"M2": []}]}',
-     "load_program: line 1: layers[0] gives M2 but not M1"),
     (('info', '-'), "__import__('os').system('echo hacked')", 'a function call is not allowed'),
-    (('run', MIN, '--input', '5 x'), None, "--input must be whole-number token ids"),
     (('run', MIN, '--input', '5 30'), None, 'token id 30 at index (1,), outside the vocabulary'),
-    (('run', MIN, '--input', '1 2 3', '--steps', '9'), None, 'block_size is 8'),
-    (('run', MIN), None, 'the following arguments are required: --input'),
     (('frobnicate', MIN), None, "invalid choice: 'frobnicate'"),
 ])
 def test_bad_input_gives_one_line_and_nonzero_exit(args, stdin, pattern):
@@ -77,6 +72,27 @@ def test_bad_input_gives_one_line_and_nonzero_exit(args, stdin, pattern):
     assert res.stderr.count('\n') == 1 and res.stderr.startswith('taotp: error: ')
     assert pattern in res.stderr
     assert 'hacked' not in res.stdout + res.stderr
+
+
+@pytest.mark.parametrize('args, pattern', [
+    (('info', '{"tok_emb": [[1, 2]], "block_size": 1, "layers": [{"M2": []}]}'),
+     "load_program: line 1: layers[0] gives M2 but not M1"),
+    (('run', MIN, '--input', '5 x'), "--input must be whole-number token ids"),
+    (('run', MIN, '--input', '1 2 3', '--steps', '9'), 'block_size is 8'),
+    (('run', MIN, '--input', '1', '--eos'), 'argument --eos: expected one argument'),
+    (('run', MIN, '--input', '1', '--steps', 'many'), "argument --steps: invalid int value"),
+    (('run', MIN), 'the following arguments are required: --input'),
+    ((), 'the following arguments are required: command'),
+])
+def test_bad_input_in_process(args, pattern, tmp_path, capsys):
+    if args and args[0] == 'info':   # a program text: write it to a file
+        path = tmp_path / 'p.taotp'
+        path.write_text(args[1])
+        args = ('info', str(path))
+    assert cli(list(args)) != 0
+    out, err = capsys.readouterr()
+    assert out == '' and err.count('\n') == 1 and err.startswith('taotp: error: ')
+    assert pattern in err
 
 
 # ----------------------------------------------------------------------------- in-process

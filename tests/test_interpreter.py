@@ -121,6 +121,24 @@ def test_dump_is_json_and_json_loads():
     assert identical(params, load_program(json.dumps(as_json)))
 
 
+def test_json_fast_path_matches_the_parser():
+    """JSON texts take a fast path; the result (and any error's line) is the parser's."""
+    for params in RANDOM_PROGRAMS.values():
+        text = dump_program(params)
+        assert identical(load_program(text), load_program(text + '\n# not JSON any more'))
+    text = dump_program(RANDOM_PROGRAMS['random'])
+    bad = text.replace('"b2": [', '"b2": [1.0, ', 1)
+    json.loads(bad)
+    line = next(i for i, l in enumerate(bad.split('\n'), 1) if '"b2"' in l)
+    with pytest.raises(ProgramError, match=rf"line {line}: layers\[0\]\['b2'\] must have shape "
+                                           r"\(d_model\) = \(8,\); got \(9,\)"):
+        load_program(bad)
+    with pytest.raises(ProgramError, match=r"the key 'tok_emb' appears twice"):
+        load_program('{"tok_emb": [[1]], "tok_emb": [[2]], "block_size": 1}')
+    with pytest.raises(ProgramError, match=r"the name 'NaN' is not allowed"):
+        load_program('{"tok_emb": [[NaN]], "block_size": 1}')
+
+
 def test_compile_TAOTP_is_the_safe_loader():
     assert compile_TAOTP is load_program
     assert taotp.compile_TAOTP is load_program
