@@ -22,7 +22,7 @@ def test_pos_enc_3d_array_rows_are_fixed_and_evenly_spaced(n):
     rows = taotp.pos_enc_3d_array(n)
     assert rows.shape == (n, 3)
     np.testing.assert_allclose(layer_norm(rows), rows, atol=1e-9)
-    if n > 1:  # neighbours all at the same distance: cos of the gap = 1 - (gap^2)/...
+    if n > 1:  # neighbours all at the same angle 2 pi / n, so the same dot product
         dots = (rows * np.roll(rows, -1, axis=0)).sum(1)
         np.testing.assert_allclose(dots, 3 * np.cos(2 * np.pi / n), atol=1e-12)
 
