@@ -54,3 +54,41 @@ def padding_block(d):
 def onehot(indices, size):
     """Rows of the size x size identity picked by ``indices``."""
     return np.eye(size)[np.asarray(indices)]
+
+
+# ----------------------------------------------------------------------------- hardening, cleanup
+
+def harden(matrix, N=1e8):
+    """``N * matrix``: scale a query (or key) matrix so softmax behaves like a hard max.
+
+    Scores are multiplied by N, so a lead of s over the runner-up becomes a weight
+    ratio of exp(N * s / sqrt(d_head)).
+    """
+    return N * np.asarray(matrix, dtype=np.float64)
+
+
+def messy_cleanup(matrix, M=1e8):
+    """``M * matrix``: write a result so large that the next layer norm hides what was there."""
+    return M * np.asarray(matrix, dtype=np.float64)
+
+
+def proper_cleanup(layer, head, dims, N=1e8):
+    """Make ``layer``'s head ``head`` attend to itself and subtract the stream's ``dims``.
+
+    ``dims`` is a slice of the residual stream (e.g. ``Layout['pad']``).  The query and
+    key both read that block, so every position attends to the positions whose block
+    equals its own (itself, or copies of the same content): the block must have the same
+    norm everywhere, as layer-norm-fixed blocks do.  Needs ``d_head >= width``.
+    Modifies ``layer`` in place and returns it.
+    """
+    width = dims.stop - dims.start
+    d_head = layer['Q'].shape[2]
+    if width > d_head:
+        raise ValueError(f'proper_cleanup: the block must fit in one head (width <= d_head = '
+                         f'{d_head}); got width {width}')
+    eye = np.eye(width)
+    layer['Q'][head, dims, :width] = harden(eye, N)
+    layer['K'][head, dims, :width] = eye
+    layer['V'][head, dims, :width] = eye
+    layer['P'][head, dims, :width] = -eye
+    return layer

@@ -23,7 +23,7 @@ of its first token; ``search_reference(..., as_model=True)`` models exactly that
 """
 import numpy as np
 
-from .blocks import padding_block, pos_enc_3d_array, shift_matrix
+from .blocks import harden, padding_block, pos_enc_3d_array, proper_cleanup, shift_matrix
 from .params import base_layer, base_params
 from .residual import Layout
 
@@ -76,7 +76,7 @@ def build_search_transformer(vocab_size, block_size, prefix_len, N=1e8):
     gather = base_layer(n_heads, d_model, 0, d_head)
     for h in range(n_heads):
         # head 0 reads its own position: the identity, written exactly (no rounding noise)
-        gather['Q'][h, pos, :3] = N * (np.eye(3) if h == 0 else shift_matrix(-h, block_size))
+        gather['Q'][h, pos, :3] = harden(np.eye(3) if h == 0 else shift_matrix(-h, block_size), N)
         gather['K'][h, pos, :3] = np.eye(3)
         if h == 0:   # attends to itself: erase pad and pos, keep our own token in t0
             gather['V'][0, 3:] = np.eye(d_head)
@@ -88,17 +88,13 @@ def build_search_transformer(vocab_size, block_size, prefix_len, N=1e8):
     # Layer 1: query = t0..t_{L-1} (our last L tokens), key = t1..t_L (the L before a position).
     lookup = base_layer(n_heads, d_model, 0, d_head)
     recent, older = slice(0, 3 * L), slice(3, 3 * L + 3)
-    lookup['Q'][0, recent] = N * np.eye(d_head)
+    lookup['Q'][0, recent] = harden(np.eye(d_head), N)
     lookup['K'][0, older] = np.eye(d_head)
     lookup['V'][0, after['t0'], :3] = np.eye(3)   # copy the token at the matching position
     lookup['P'][0, after['t0'], :3] = np.eye(3)   # ... into t0
     # cleanup heads attend to themselves and subtract what is there (t0..t_{L-1}, then t_L)
-    for h, part in ((1, recent), (2, after[f't{L}'])):
-        width = part.stop - part.start
-        lookup['Q'][h, part, :width] = N * np.eye(width)
-        lookup['K'][h, part, :width] = np.eye(width)
-        lookup['V'][h, part, :width] = np.eye(width)
-        lookup['P'][h, part, :width] = -np.eye(width)
+    proper_cleanup(lookup, 1, recent, N)
+    proper_cleanup(lookup, 2, after[f't{L}'], N)
     params['layers'] = [gather, lookup]
     return params
 

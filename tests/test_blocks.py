@@ -58,3 +58,30 @@ def test_concatenated_fixed_blocks_are_fixed(d1, d2, t):
 def test_padding_block_rejects_small_d(d):
     with pytest.raises(ValueError, match=rf'padding_block: a padding block needs d >= 2 dimensions; got {d}'):
         taotp.padding_block(d)
+
+
+def test_harden_and_messy_cleanup_scale():
+    np.testing.assert_array_equal(taotp.blocks.harden(np.eye(2), 10.0), 10 * np.eye(2))
+    np.testing.assert_array_equal(taotp.blocks.messy_cleanup([1.0, -2.0], 1e3), [1e3, -2e3])
+
+
+def test_proper_cleanup_erases_a_fixed_block():
+    L = taotp.Layout([('keep', 3), ('junk', 3)])
+    p = taotp.base_params(7, 9, L.d_model)
+    p['tok_emb'][:, L['keep']] = taotp.pos_enc_3d_array(7)
+    p['pos_emb'][:, L['junk']] = taotp.pos_enc_3d_array(9)
+    p['out_emb'] = p['tok_emb']
+    layer = taotp.base_layer(1, L.d_model, 0, 3)
+    assert taotp.blocks.proper_cleanup(layer, 0, L['junk']) is layer
+    p['layers'] = [layer]
+    tokens = np.random.default_rng(0).integers(0, 7, size=9)
+    final = taotp.residual_stream(tokens, p)
+    np.testing.assert_allclose(final[:, L['junk']], 0, atol=1e-9)
+    np.testing.assert_allclose(final[:, L['keep']], taotp.pos_enc_3d_array(7)[tokens], atol=1e-12)
+
+
+def test_proper_cleanup_needs_a_wide_enough_head():
+    layer = taotp.base_layer(1, 8, 0, 2)
+    with pytest.raises(ValueError, match=r'proper_cleanup: the block must fit in one head '
+                                         r'\(width <= d_head = 2\); got width 3'):
+        taotp.blocks.proper_cleanup(layer, 0, slice(0, 3))
