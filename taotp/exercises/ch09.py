@@ -425,19 +425,18 @@ def check_9_15(shape):
         if not (w > 0 and r > 0 and w + r <= 1 + 1e-12):
             raise Finding(f'base {b}: need w > 0, r > 0 and w + r <= 1 so neighbouring '
                           f'trapezoids do not overlap; got w = {w}, r = {r}', b)
-        for S in range(2 * b - 1):
-            for prev in range(2 * b - 1):
-                for cin in (0, 1):
-                    written = (prev + cin) % b
-                    carry = (prev + cin) // b
-                    for delta in (-0.02, 0.0, 0.02):
-                        g = S + delta + (prev - written) / b + c0
-                        block = np.array([base_trapezoid(k, g, w, r, b) for k in range(b)])
-                        want = np.eye(b)[(S + carry) % b]
-                        if not np.allclose(block, want, atol=1e-9):
-                            raise Finding(f'base {b}, pair sum {S}, carry in {carry}: the digit '
-                                          f'block is {np.round(block, 3).tolist()}, not exactly '
-                                          f'one-hot at {(S + carry) % b}', (b, S, carry))
+        S, prev, cin, delta = np.meshgrid(np.arange(2 * b - 1), np.arange(2 * b - 1), (0, 1),
+                                          (-0.02, 0.0, 0.02), indexing='ij')
+        written, carry = (prev + cin) % b, (prev + cin) // b
+        g = S + delta + (prev - written) / b + c0
+        block = np.stack([base_trapezoid(k, g, w, r, b) for k in range(b)], axis=-1)
+        want = np.eye(b)[(S + carry) % b]
+        bad = np.argwhere(np.abs(block - want).max(-1) > 1e-9)
+        if len(bad):
+            i = tuple(bad[0])
+            raise Finding(f'base {b}, pair sum {S[i]}, carry in {carry[i]}: the digit block is '
+                          f'{np.round(block[i], 3).tolist()}, not exactly one-hot at '
+                          f'{(S[i] + carry[i]) % b}', (b, int(S[i]), int(carry[i])))
     return Passed('exactly one-hot digit blocks in bases 2, 3, 7, 10 and 16 for every pair sum '
                   'and carry, with the pair sum perturbed by 0.02')
 
