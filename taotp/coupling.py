@@ -28,7 +28,8 @@ __all__ = ['VOCAB', 'SEP', 'EOS', 'parity_sequence', 'addition_sequence', 'addit
            'coupled_ids', 'baseline_sequence', 'multiplication_sequence', 'pad_length',
            'theory_pad_length', 'random_offsets', 'random_operands', 'read_total', 'cube_code', 'position_codes', 'sizes',
            'lambda_bound', 'digit_mlp', 'trapezoid', 'carry_out', 'build_multi_operand_adder',
-           'MultiOperandAdder', 'keys_for', 'plot_ids']
+           'MultiOperandAdder', 'keys_for', 'plot_ids', 'PARITY_VOCAB',
+           'parity_positions', 'build_parity_program']
 
 VOCAB = list('0123456789+=>$')
 SEP = '>'
@@ -712,3 +713,91 @@ def plot_ids(tokens, levels, names=None, title='coupled position IDs', size=None
     ax.set_yticks(range(len(levels)), names, fontsize=8)
     ax.set_title(title, fontsize=9)
     return fig
+
+
+# ----------------------------------------------------------------------------- parity (puzzle 9.16)
+
+PARITY_VOCAB = ['0', '1', '=', '$']
+
+
+def parity_positions(tokens, offset=1):
+    """IDs of a parity token-id sequence ``$ bits = scratchpad`` (or a prefix): ``$`` gets 0."""
+    chars = [PARITY_VOCAB[t] for t in tokens]
+    out, k, after = [], 0, False
+    for c in chars:
+        if c == '$':
+            out.append(0)
+        elif c == '=':
+            out.append(offset)
+            k, after = 0, True
+        else:
+            k += 1
+            out.append(offset + k)
+    return np.array(out, dtype=np.int64)
+
+
+def build_parity_program(max_bits=100, lam=20.0, eps=1e-3):
+    """A 1-layer, 1-head PreLN program for the running-parity scratchpad with coupled IDs.
+
+    The token with ID p reads the query bit with ID p + 1 (one head, BOS as sink);
+    the MLP XORs it with its own bit; a last-bit flag (no key with ID p + 1) emits
+    ``$``.  Runs on ``taotp.transformer`` with ``parity_positions``; vocabulary
+    ``0 1 = $``.  Same paired-feature layout as the adder's PreLN port.
+    """
+    P = math.ceil(math.log2(max_bits + 3))      # IDs up to 1 + max_bits, next code must not wrap
+    L = Layout([('BIT', 2), ('IS_BOS', 2), ('ONES', 2), ('FILL', 2), ('POS', 2 * P),
+                ('POS_NEXT', 2 * P), ('X', 2), ('END', 2), ('OUT', 2), ('EOS', 2)])
+    d = L.d_model
+    first = lambda name: L[name].start          # noqa: E731
+    second = lambda name: L[name].start + (L[name].stop - L[name].start) // 2  # noqa: E731
+    tok = np.zeros((4, d))
+    for t, c in enumerate(PARITY_VOCAB):
+        bit = 1.0 if c == '1' else -1.0
+        bos = 1.0 if c == '$' else -1.0
+        tok[t, L['BIT']] = [bit, -bit]
+        tok[t, L['IS_BOS']] = [bos, -bos]
+        tok[t, L['ONES']] = [1.0, -1.0]
+    f = (2 * P) ** 0.5
+    tok[PARITY_VOCAB.index('$'), L['FILL']] = [f, -f]
+    pos = np.zeros((2 ** P, d))
+    for p in range(1, 2 ** P):
+        cur, nxt = np.split(position_codes(P, p), 2)
+        pos[p, L['POS']] = np.concatenate([cur, -cur])
+        pos[p, L['POS_NEXT']] = np.concatenate([nxt, -nxt])
+    sigma0 = ((6 + 4 * P) / d) ** 0.5
+    d_head = P + 1
+    Q, K = np.zeros((1, d, d_head)), np.zeros((1, d, d_head))
+    V, Pm = np.zeros((1, d, 2)), np.zeros((1, d, 2))
+    r, qs, ks = lam ** 0.5, sigma0 * d_head ** 0.5, sigma0
+    for i in range(P):
+        Q[0, first('POS_NEXT') + i, i] = r * qs
+        K[0, first('POS') + i, i] = r * ks
+    sink = (lam * P) ** 0.5
+    Q[0, first('ONES'), P] = sink * qs
+    K[0, first('IS_BOS'), P] = K[0, first('ONES'), P] = sink * ks / 2
+    V[0, first('BIT'), 0] = V[0, first('ONES'), 0] = sigma0      # 2 * bit (0 or 2)
+    V[0, first('IS_BOS'), 1] = V[0, first('ONES'), 1] = sigma0 / 2  # IS_BOS
+    Pm[0, first('X'), 0], Pm[0, second('X'), 0] = eps, -eps
+    Pm[0, first('END'), 1], Pm[0, second('END'), 1] = eps, -eps
+    gain = sigma0 / (2 * eps)
+    # units: s = x + y, s - 1, end - 3/4, with x the query bit, y the own bit
+    M1, b1 = np.zeros((d, 3)), np.zeros(3)
+    for u, shift in ((0, 0.0), (1, -1.0)):
+        M1[first('X'), u], M1[second('X'), u] = gain, -gain
+        M1[first('BIT'), u] = sigma0 / 2                      # y = (bit pair + 1) / 2
+        b1[u] = 0.5 + shift
+    M1[first('END'), 2], M1[second('END'), 2] = gain, -gain
+    b1[2] = -0.75
+    M2, b2 = np.zeros((3, d)), np.zeros(d)
+    for u, w in ((0, 1.0), (1, -2.0)):
+        M2[u, first('OUT')], M2[u, second('OUT')] = w, -w
+    M2[2, first('EOS')], M2[2, second('EOS')] = 4.0, -4.0
+    out = np.zeros((4, d))
+    out[PARITY_VOCAB.index('1'), first('OUT')] = 1.0
+    out[PARITY_VOCAB.index('0'), second('OUT')] = 1.0
+    b2[first('OUT')], b2[second('OUT')] = -0.5, 0.5           # OUT pair = (z - 1/2, 1/2 - z)
+    out[PARITY_VOCAB.index('$'), first('EOS')] = 10.0
+    layer = {'Q': Q, 'K': K, 'V': V, 'P': Pm, 'M1': M1, 'b1': b1, 'M2': M2, 'b2': b2,
+             'ln1': {'gamma': 1.0, 'beta': 0.0}, 'ln2': {'gamma': 1.0, 'beta': 0.0}}
+    return {'tok_emb': tok, 'pos_emb': pos, 'out_emb': out, 'layers': [layer],
+            'lnf': {'gamma': 1.0, 'beta': 0.0}}

@@ -341,3 +341,16 @@ def test_lambda_bound_numbers():
     assert math.isclose(C.lambda_bound(28), 0.5 * math.log(28000))
     N = (2 * 30 + 1) * (32 + 1)
     assert round(C.lambda_bound(N), 1) == 7.3
+
+
+def test_parity_program_exact_up_to_100_bits(rng):
+    params = C.build_parity_program(max_bits=100)
+    taotp.validate_params(params)
+    assert taotp.config(params)['n_layers'] == 1 and taotp.config(params)['n_heads'] == [1]
+    for n in (1, 2, 3, 64, 100):
+        bits = ''.join(map(str, rng.integers(0, 2, size=n)))
+        tokens, _ = C.parity_sequence(bits)
+        prompt = [3] + [C.PARITY_VOCAB.index(c) for c in tokens[:n + 1]]
+        out = taotp.decode(prompt, params, max_steps=n + 2, eos=3, positions=C.parity_positions)
+        assert ''.join(C.PARITY_VOCAB[t] for t in out[len(prompt):]) == ''.join(tokens[n + 1:]) + '$'
+    assert C.parity_positions([3, 0, 1, 2, 0, 1]).tolist() == [0, 2, 3, 1, 2, 3]

@@ -101,12 +101,13 @@ def test_reference_passes(pid):
 def test_builder_references_pass():
     assert ch09.check_9_11(C.build_multi_operand_adder).passed
     assert ch09.check_9_19(C.build_multi_operand_adder(4, 4, norm=True).params).passed
+    assert ch09.check_9_16(C.build_parity_program()).passed
 
 
 def test_registry_lists_all_nineteen():
     ids = [p.id for p in ch09.PUZZLES]
     assert ids == [f'9.{i}' for i in range(1, 20)]
-    assert registry()['9.16'].kind == 'reflect'
+    assert all(p.kind == 'checked' for p in ch09.PUZZLES)
 
 
 # ----------------------------------------------------------------------------- wrong answers
@@ -272,6 +273,16 @@ def test_9_19_rejects_the_norm_free_weights_and_bad_programs():
     wrong['out_emb'] = wrong['out_emb'].copy()
     wrong['out_emb'][C.TOKEN_ID['>']] *= 0
     fails(ch09.check_9_19(wrong), 'operands', 'teacher-forced predictions')
+
+
+def test_9_16_rejects_a_program_without_eos_or_with_a_short_table():
+    params = C.build_parity_program()
+    params['out_emb'] = params['out_emb'].copy()
+    params['out_emb'][C.PARITY_VOCAB.index('$')] = 0
+    fails(ch09.check_9_16(params), 'bits 1:', 'expected 1$')
+    short = C.build_parity_program(max_bits=20)
+    fails(ch09.check_9_16(short), 'at least 102 rows')
+    fails(ch09.check_9_16(C.build_multi_operand_adder(2, 2, norm=True).params), '4 tokens')
 
 
 # ----------------------------------------------------------------------------- garbage

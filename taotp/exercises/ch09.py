@@ -441,7 +441,36 @@ def check_9_15(shape):
                   'and carry, with the pair sum perturbed by 0.02')
 
 
-# ----------------------------------------------------------------------------- 9.17 - 9.19
+# ----------------------------------------------------------------------------- 9.16 - 9.19
+
+@checker('9.16', seconds=300)
+def check_9_16(params):
+    """A 1-layer book-format program for the parity scratchpad (vocabulary ``0 1 = $``)."""
+    guard.program(params)
+    if np.shape(params['tok_emb'])[0] != len(C.PARITY_VOCAB):
+        raise Finding(f'the vocabulary is 0 1 = $ (4 tokens); tok_emb has '
+                      f'{np.shape(params["tok_emb"])[0]} rows')
+    if len(params['layers']) != 1:
+        raise Finding(f'budget: 1 layer; got {len(params["layers"])}')
+    if isinstance(params['pos_emb'], (list, tuple)) or np.shape(params['pos_emb'])[0] < 102:
+        raise Finding('pos_emb must be one table with at least 102 rows (IDs 0..101)')
+    rng = np.random.default_rng(916)
+    lengths = [1, 2, 3, 100] + [int(n) for n in rng.integers(1, 101, size=16)]
+    for n in lengths:
+        bits = ''.join(map(str, rng.integers(0, 2, size=n)))
+        tokens, _ = C.parity_sequence(bits)
+        seq = [C.PARITY_VOCAB.index('$')] + [C.PARITY_VOCAB.index(c) for c in tokens]
+        logits = guard.run_program(
+            lambda: transformer(seq, **params, positions=C.parity_positions(seq)),
+            on=f'bits {bits}')
+        start = n + 1
+        got = ''.join(C.PARITY_VOCAB[t] for t in np.asarray(logits)[start:].argmax(-1))
+        want = ''.join(tokens[n + 1:]) + '$'
+        if got != want:
+            raise Finding(f'bits {bits}: teacher-forced predictions {got}, expected {want}', bits)
+    return Passed(f'exact running parities and EOS on {len(lengths)} bit strings of 1 to 100 '
+                  f'bits, teacher-forced, IDs from offset 1')
+
 
 @checker('9.17')
 def check_9_17(needed):
@@ -521,7 +550,8 @@ PUZZLES = [
     Puzzle('9.13', 'Find the bug in the code width', 'checked', check_9_13),
     Puzzle('9.14', 'The smallest exact lambda', 'checked', check_9_14),
     Puzzle('9.15', 'Addition in base b', 'checked', check_9_15),
-    Puzzle('9.16', 'Design your own: a 1-layer parity program', 'reflect'),
+    Puzzle('9.16', 'Design your own: a 1-layer parity program', 'checked', check_9_16,
+           '1 layer'),
     Puzzle('9.17', 'Without the scratchpad, fan-in grows', 'checked', check_9_17),
     Puzzle('9.18', 'Count the parameters', 'checked', check_9_18),
     Puzzle('9.19', 'Port the adder to PreLN', 'checked', check_9_19, 'PreLN, 1 layer, 4 heads'),
