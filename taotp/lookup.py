@@ -30,7 +30,7 @@ import sys
 import numpy as np
 from matplotlib.figure import Figure
 
-from .blocks import onehot, pos_3d_enc_rotation_matrix, pos_enc_3d_array
+from .blocks import harden, onehot, pos_3d_enc_rotation_matrix, pos_enc_3d_array
 from .decoding import transformer_batch
 from .model import causal_mask, layer_norm, softmax, transformer_layer
 from .params import base_layer, base_params
@@ -41,7 +41,7 @@ __all__ = [
     'lookup_reference', 'lookup_queries', 'lookup_precision', 'build_untied_transformer',
     'build_lookup_transformer', 'logsumexp', 'loss_and_grad', 'optimize', 'lookup_scores',
     'terminal_progress', 'ngram_table', 'precision_sweep', 'plot_precision_sweep',
-    'plot_word_histogram',
+    'plot_word_histogram', 'with_hardening', 'draw_hardening',
 ]
 
 HARDENING = 1e8                  # the book's attention-hardening factor for lookup
@@ -173,7 +173,7 @@ def _hash_layer(hash_matrices, tok_dims, block_size, hardening):
     for head in range(l):
         turn = pos_3d_enc_rotation_matrix(-2 * np.pi * head / block_size)
         turn[np.abs(turn) < 1e-15] = 0.0     # rounding dust (the delta = 0 turn is exactly I)
-        layer['Q'][head, pos, pos] = turn * hardening
+        layer['Q'][head, pos, pos] = harden(turn, hardening)
         layer['K'][head, pos, pos] = np.eye(3)
         layer['V'][head] = np.eye(d)
         layer['P'][head, tok, tok] = hash_matrices[l - 1 - head].T
@@ -475,4 +475,41 @@ def plot_word_histogram(words, top=40, size=(8.0, 3.0), title='word frequencies'
     ax.set_xticks(range(len(order)), vocab[order], rotation=90, fontsize=7)
     ax.set_ylabel('occurrences')
     ax.set_title(title, fontsize=10)
+    return fig
+
+
+# ----------------------------------------------------------------------------- hardening demo
+
+def with_hardening(params, N):
+    """A copy of a lookup program whose query weights use hardening factor ``N``."""
+    layer = dict(params['layers'][0])
+    scale = np.abs(layer['Q']).max()
+    layer['Q'] = layer['Q'] / (scale or 1.0) * N
+    return {**params, 'layers': [layer]}
+
+
+def draw_hardening(fig, params, ks, vs, query, N):
+    """Draw the last query's attention (heads x key positions) at hardening ``N`` into ``fig``.
+
+    The title reports the program's answer for ``query`` and its precision on the
+    whole table (keys behind the same prefix length).  Used by the slider and its
+    kernel-free animation.
+    """
+    from .trace import trace
+    program = with_hardening(params, N)
+    weights = trace(query, program).attn[0][:, -1]                      # (heads, n)
+    answer = int(np.argmax(trace(query, program).logits[-1]))
+    want = lookup_reference(query, ks, vs)
+    queries = np.concatenate([np.tile(np.asarray(query)[:len(query) - ks.shape[1]],
+                                      (len(ks), 1)), ks], axis=1)
+    right = np.mean(transformer_batch(queries, program)[:, -1].argmax(-1) == vs)
+    ax = fig.subplots()
+    im = ax.imshow(weights, cmap='viridis', vmin=0, vmax=1, aspect='auto')
+    ax.set_xticks(range(len(query)), [str(t) for t in query], fontsize=8)
+    ax.set_yticks(range(len(weights)), [f'head {h} ({h} back)' for h in range(len(weights))],
+                  fontsize=8)
+    ax.set_xlabel('key position (token)')
+    ax.set_title(f'N = {N:.3g}: answer {answer} (want {want}); '
+                 f'{right:.0%} of the table right', fontsize=9)
+    fig.colorbar(im, ax=ax, fraction=0.046, pad=0.04)
     return fig
