@@ -11,6 +11,7 @@ The construction (Theorem 4.1 of Cho et al. 2025) lives in
 ``build_multi_operand_adder``: one layer, four heads, an 83-unit ReLU layer.
 ``norm=False`` is the paper's normalisation-free model (run by this module);
 ``norm=True`` is a port to the book's PreLN ``transformer`` (run by the core).
+``build_parity_program`` applies the same ideas to parity (one layer, one head).
 
 Glyphs: ``>`` separates scratchpad numbers (ASCII, and the authors' released
 code uses it; the paper's arrow does not survive copy and paste), ``*`` is the
@@ -363,7 +364,11 @@ HEAD_BLOCKS = ((('POS1_NEXT', 'POS2'), ('POS1', 'POS2_NEXT')),
 
 
 def _hidden_units():
-    """(name, {feature: weight}, constant) of the 83 hidden units, plus their outputs."""
+    """The 83 hidden units as ({feature read: weight}, constant, {output written: weight}).
+
+    80 digit units (eight ReLU thresholds per digit k), then ARROW, EOS and a
+    constant unit (sigma(1) = 1) that gives EOS its -1.
+    """
     units = []
     for k in range(10):
         for s, c in zip(SIGNS, THRESHOLDS):
@@ -723,13 +728,13 @@ PARITY_VOCAB = ['0', '1', '=', '$']
 def parity_positions(tokens, offset=1):
     """IDs of a parity token-id sequence ``$ bits = scratchpad`` (or a prefix): ``$`` gets 0."""
     chars = [PARITY_VOCAB[t] for t in tokens]
-    out, k, after = [], 0, False
+    out, k = [], 0
     for c in chars:
         if c == '$':
             out.append(0)
         elif c == '=':
             out.append(offset)
-            k, after = 0, True
+            k = 0
         else:
             k += 1
             out.append(offset + k)

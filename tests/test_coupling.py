@@ -330,11 +330,12 @@ def test_full_grid_preln():
             ops = C.random_operands(rng, m, n)
             want, got = model.teacher_forced(ops)
             assert got == want and got.count('$') == 1, (m, n)
-    # and autoregressive decoding (KV cache) on a few big cells
-    for m, n in ((30, 30), (17, 29)):
+    # and autoregressive decoding (KV cache) on big cells, test and random offsets
+    for m, n in ((30, 30), (17, 29), (29, 12)):
         ops = C.random_operands(rng, m, n)
-        response, total = model.generate(ops)
-        assert total == sum(ops) and response.count('$') == 1
+        for offsets in ((1, 1), C.random_offsets(rng, C.pad_length(ops), m, model.max_pos)):
+            response, total = model.generate(ops, offsets=offsets)
+            assert total == sum(ops) and response.count('$') == 1, (m, n, offsets)
 
 
 def test_lambda_bound_numbers():
@@ -354,3 +355,15 @@ def test_parity_program_exact_up_to_100_bits(rng):
         out = taotp.decode(prompt, params, max_steps=n + 2, eos=3, positions=C.parity_positions)
         assert ''.join(C.PARITY_VOCAB[t] for t in out[len(prompt):]) == ''.join(tokens[n + 1:]) + '$'
     assert C.parity_positions([3, 0, 1, 2, 0, 1]).tolist() == [0, 2, 3, 1, 2, 3]
+
+
+def test_preln_epsilon_margin(rng):
+    """The heads' output scale eps of the port works from 1e-6 to 3e-2 and fails at 0.1."""
+    problems = [C.random_operands(rng, m, n) for m, n in ((5, 5), (3, 2), (5, 1), (1, 5), (4, 4))]
+
+    def exact(eps):
+        model = C.build_multi_operand_adder(5, 5, norm=True, eps=eps)
+        return all(np.equal(*model.teacher_forced(p)) for p in problems)
+
+    assert all(exact(eps) for eps in (1e-6, 1e-3, 3e-2))
+    assert not exact(0.1)
