@@ -189,7 +189,8 @@ def _embeddings(vocab_size, block_size, tok_rows):
     return params
 
 
-def build_untied_transformer(ks, vs, vocab_size, block_size, prefix_len, tok_dims, rng=None,
+def build_untied_transformer(ks, vs,  # the table: keys (n, l) and values (n,)
+                             vocab_size, block_size, prefix_len, tok_dims, rng=None,
                              hardening=HARDENING, hash_scale=0.1):
     """The simplified construction (book Fig. 3.3): random hashes, untied ``out_emb``.
 
@@ -360,7 +361,8 @@ def terminal_progress(step, total, loss, accuracy):
     stream.flush()
 
 
-def build_lookup_transformer(ks, vs, vocab_size, block_size, tok_dims,
+def build_lookup_transformer(ks, vs,  # the table: keys (n, l) and values (n,)
+                             vocab_size, block_size, tok_dims,
                              optimization_iters=DEFAULT_OPTIMIZATION_ITERS, rng=None, lr=1e-3,
                              hardening=HARDENING, progress=None, stop_margin=0.01,
                              return_info=False):

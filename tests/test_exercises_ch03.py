@@ -33,9 +33,8 @@ def build_concat(ks, vs, vocab_size, block_size, prefix_len, width=32, seed=0):
     return params
 
 
-def untied_normed(ks, vs, vocab_size, block_size, prefix_len, tok_dims, rng=None):
-    params = taotp.build_untied_transformer(ks, vs, vocab_size, block_size, prefix_len, tok_dims,
-                                            rng=rng)
+def untied_normed(ks, vs, vocab, block, key_len, tok_dims, rng=None):
+    params = taotp.build_untied_transformer(ks, vs, vocab, block, key_len, tok_dims, rng=rng)
     params['out_emb'] = taotp.layer_norm(params['out_emb'])
     return params
 
