@@ -264,3 +264,30 @@ def test_error_paths():
     with pytest.raises(ValueError, match=r"lookup_queries: mode must be 'random' or 'keys'; "
                                          r"got 'evil'"):
         lookup_queries(ks, 2, 5, mode='evil')
+
+
+def test_terminal_progress_writes_only_to_the_real_stderr(monkeypatch, capsys):
+    import io
+    import sys
+    fake = io.StringIO()
+    monkeypatch.setattr(sys, '__stderr__', fake)
+    ks, vs = random_lookup_table(10, 3, 8, 0)
+    build_lookup_transformer(ks, vs, 8, 3, 4, optimization_iters=150, stop_margin=None,
+                             progress=taotp.terminal_progress)
+    assert 'step 150/150' in fake.getvalue() and 'right' in fake.getvalue()
+    out = capsys.readouterr()
+    assert out.out == '' and out.err == ''
+
+
+def test_hardening_demo_helpers():
+    from matplotlib.figure import Figure
+    ks, vs = random_lookup_table(30, 4, 20, 1)
+    params = build_lookup_transformer(ks, vs, 20, 10, 6)
+    query = lookup_queries(ks, 6, 20, 2)[0]
+    soft = taotp.with_hardening(params, 1.0)
+    assert np.abs(soft['layers'][0]['Q']).max() == 1.0
+    assert np.abs(params['layers'][0]['Q']).max() == pytest.approx(1e8)   # original untouched
+    fig = taotp.draw_hardening(Figure(), params, ks, vs, query, 1e8)
+    assert '100% of the table right' in fig.axes[0].get_title()
+    fig = taotp.draw_hardening(Figure(), params, ks, vs, query, 1.0)
+    assert '100% of the table right' not in fig.axes[0].get_title()
