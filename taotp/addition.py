@@ -28,7 +28,7 @@ __all__ = ['PLUS', 'EQUALS', 'digit_embedding', 'spike', 'min_sep', 'MLPWeights'
            'mlp_apply', 'mlp_keys', 'additive_fit',
            'build_single_digit_mod_transformer', 'build_multi_digit_mod_transformer',
            'build_decimal_addition_transformer', 'addition_prompts', 'addition_reference',
-           'mod_addition_reference', 'fit_lookup_mlp', 'addition_errors']
+           'mod_addition_reference', 'fit_lookup_mlp', 'addition_errors', 'batch_rows']
 
 PLUS, EQUALS = 10, 11
 
@@ -248,11 +248,12 @@ def build_multi_digit_mod_transformer(n_digits, query_scale=1e6, out_scale=1e10)
     n_sums = 2 * 10 ** n_digits - 1
     layer = base_layer(2 * n_digits + 1, 7, 3 * n_sums, 3)
     # '=' sits at position 2n + 1; the unit digit of b is 1 back, that of a is n + 2 back
-    for head, (back, digit) in enumerate(product([1, n_digits + 2], range(n_digits))):
-        theta = -2 * np.pi * (back + digit) / block
-        layer['Q'][head, 4:, :] = pos_3d_enc_rotation_matrix(theta) * query_scale
+    reads = [(first + place, place) for first in (1, n_digits + 2) for place in range(n_digits)]
+    for head, (steps_back, place) in enumerate(reads):
+        turn = pos_3d_enc_rotation_matrix(-2 * np.pi * steps_back / block)
+        layer['Q'][head, 4:, :] = turn * query_scale
         layer['K'][head, 4:, :] = np.eye(3)
-        layer['V'][head, 0, 0] = 100 * 10 ** digit     # undo the 1/100 of the embedding
+        layer['V'][head, 0, 0] = 100 * 10 ** place     # undo the 1/100 of the embedding
         layer['P'][head, 0, 0] = 1.0
     _self_cleanup(layer, query_scale)
     # after attention the '=' position holds [a + b, 1, 0, 0, pos]; LN fixes pos's share
@@ -375,6 +376,7 @@ def fit_lookup_mlp(params, prompts, targets, layer=0, row=0, out_scale=1e10, pos
     out-embedding of ``targets`` (N, len(positions)) there.  Keys closer than ``tol``
     (rounding noise: the same sum reached through different digits) form one
     cluster, represented by its midpoint; a cluster must want a single token.
+    A target of -1 means "no answer due here" and skips that key.
     Returns ``(params, min_sep)``; ``params`` is modified in place.
     """
     from .model import causal_mask, embed, transformer_layer
@@ -391,6 +393,7 @@ def fit_lookup_mlp(params, prompts, targets, layer=0, row=0, out_scale=1e10, pos
     x = transformer_layer(x, **silent, mask=mask)
     keys = layer_norm(x, **lay['ln2'])[:, positions, row].ravel()
     want = targets.ravel()
+    keys, want = keys[want >= 0], want[want >= 0]
     order = np.argsort(keys, kind='stable')
     keys, want = keys[order], want[order]
     cluster = np.concatenate([[0], np.cumsum(np.diff(keys) > tol)])
@@ -410,14 +413,23 @@ def fit_lookup_mlp(params, prompts, targets, layer=0, row=0, out_scale=1e10, pos
     return params, weights.min_sep
 
 
-def addition_errors(params, n_digits, pairs=None, task='decimal', chunk=4096):
+def batch_rows(params, length, budget=2e7):
+    """How many sequences of ``length`` tokens to run at once so the MLP's hidden
+    activations stay within ``budget`` floats (the 3-digit adder has 23,988 units)."""
+    width = sum(layer['M1'].shape[1] for layer in params['layers']) + 1
+    return int(max(1, min(4096, budget // (width * length))))
+
+
+def addition_errors(params, n_digits, pairs=None, task='decimal', chunk=None):
     """How many prompts a program gets wrong, by greedy batched decoding (``decode_batch``).
 
     ``task='decimal'``: n + 1 output digits; ``'mod'``: one digit, (a + b) % 10;
     ``'single'``: prompts ``[i, j]`` (all 100 by default), one digit.  ``pairs``
-    defaults to every pair.  Returns ``(n_wrong, n_checked)``.
+    defaults to every pair; ``chunk`` (rows per forward pass) defaults to
+    ``batch_rows``.  Returns ``(n_wrong, n_checked)``.
     """
     from .decoding import decode_batch
+    chunk = chunk or batch_rows(params, 3 * n_digits + 2)
     if task == 'single':
         pairs = np.stack(np.divmod(np.arange(100), 10), axis=1) if pairs is None \
             else np.asarray(pairs).reshape(-1, 2)
