@@ -119,7 +119,7 @@ def build_MLP(xs, ys):
     if sep == 0:
         order = np.sort(xs)
         dup = order[np.flatnonzero(np.diff(order) == 0)[0]]
-        raise ValueError(f'build_MLP: xs must be distinct; got {dup!r} more than once')
+        raise ValueError(f'build_MLP: xs must be distinct; got {float(dup)!r} more than once')
     if not np.isfinite(sep):
         sep = 1.0  # a single point: any width works
     n = len(xs)
@@ -401,7 +401,7 @@ def fit_lookup_mlp(params, prompts, targets, layer=0, row=0, out_scale=1e10, pos
     clash = np.flatnonzero(want != want[starts][cluster])
     if len(clash):
         i = clash[0]
-        raise ValueError(f'fit_lookup_mlp: key {keys[i]!r} must give token {want[i]} and '
+        raise ValueError(f'fit_lookup_mlp: key {float(keys[i])!r} must give token {want[i]} and '
                          f'{want[starts][cluster][i]}; the attention does not separate them')
     ends = np.append(starts[1:], len(keys)) - 1
     centres = (keys[starts] + keys[ends]) / 2
