@@ -24,13 +24,21 @@ from .blocks import pos_3d_enc_rotation_matrix, pos_enc_3d_array
 from .model import layer_norm
 from .params import base_layer, base_params
 
-__all__ = ['PLUS', 'EQUALS', 'digit_embedding', 'spike', 'min_sep', 'MLPWeights', 'build_MLP',
+__all__ = ['PLUS', 'EQUALS', 'SYMBOLS', 'addition_text', 'digit_embedding', 'spike', 'min_sep', 'MLPWeights', 'build_MLP',
            'mlp_apply', 'mlp_keys', 'additive_fit',
            'build_single_digit_mod_transformer', 'build_multi_digit_mod_transformer',
            'build_decimal_addition_transformer', 'addition_prompts', 'addition_reference',
            'mod_addition_reference', 'fit_lookup_mlp', 'addition_errors', 'batch_rows']
 
 PLUS, EQUALS = 10, 11
+SYMBOLS = tuple('0123456789+=')   # token id -> printed symbol
+
+
+def addition_text(tokens, sep=' '):
+    """``[4, 5, 10, 7, 8, 11] -> '4 5 + 7 8 ='``; one token gives one symbol."""
+    if np.ndim(tokens) == 0:
+        return SYMBOLS[int(tokens)]
+    return sep.join(SYMBOLS[int(t)] for t in tokens)
 
 
 # ----------------------------------------------------------------------------- digits

@@ -302,6 +302,11 @@ def test_references():
     assert addition_prompts(1)[0].shape == (100, 4)
 
 
+def test_addition_text():
+    assert taotp.addition_text([4, 5, 10, 7, 8, 11]) == '4 5 + 7 8 ='
+    assert taotp.addition_text(np.int64(11)) == '='
+
+
 def test_book_example_decodes():
     params = build_decimal_addition_transformer(2)
     out = taotp.decode([4, 5, 10, 7, 8, 11], params, max_steps=3)
