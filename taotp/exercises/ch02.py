@@ -232,26 +232,26 @@ def _zero_pos(params):
         raise Finding(f'pos_emb must be all zero; it holds {pos[i]} at {i}')
 
 
+def _message_without_positions(answer, message):
+    """Shared by 2.4 and 2.5: an all-zero pos_emb, and decoding prints ``message``."""
+    params, tok = _program_and_tokenizer(answer, message)
+    _zero_pos(params)
+    _expect_message(params, tok, message)
+    return Passed(f'pos_emb is all zero and decoding from <bos> prints {message!r} then <eos> '
+                  f'({len(params["layers"])} layer(s), {count_params(params)["n_params"]:,} '
+                  f'parameters)')
+
+
 @checker('2.4')
 def check_2_4(answer):
     """Print 'Hel Word!' (no repeated symbol) with an all-zero pos_emb."""
-    params, tok = _program_and_tokenizer(answer, NO_REPEAT)
-    _zero_pos(params)
-    _expect_message(params, tok, NO_REPEAT)
-    return Passed(f'pos_emb is all zero and decoding from <bos> prints {NO_REPEAT!r} then <eos> '
-                  f'({len(params["layers"])} layer(s), {count_params(params)["n_params"]:,} '
-                  f'parameters)')
+    return _message_without_positions(answer, NO_REPEAT)
 
 
 @checker('2.5')
 def check_2_5(answer):
     """Print 'Hello World!' with an all-zero pos_emb (repeated symbols need a layer)."""
-    params, tok = _program_and_tokenizer(answer, HELLO_WORLD)
-    _zero_pos(params)
-    _expect_message(params, tok, HELLO_WORLD)
-    return Passed(f'pos_emb is all zero and decoding from <bos> prints {HELLO_WORLD!r} then <eos> '
-                  f'({len(params["layers"])} layer(s), {count_params(params)["n_params"]:,} '
-                  f'parameters)')
+    return _message_without_positions(answer, HELLO_WORLD)
 
 
 @checker('2.6')
