@@ -23,12 +23,13 @@ import numpy as np
 from .blocks import pos_3d_enc_rotation_matrix, pos_enc_3d_array
 from .model import layer_norm
 from .params import base_layer, base_params
+from .trace import trace
 
 __all__ = ['PLUS', 'EQUALS', 'SYMBOLS', 'addition_text', 'digit_embedding', 'spike', 'min_sep', 'MLPWeights', 'build_MLP',
            'mlp_apply', 'mlp_keys', 'additive_fit',
            'build_single_digit_mod_transformer', 'build_multi_digit_mod_transformer',
            'build_decimal_addition_transformer', 'addition_prompts', 'addition_reference',
-           'mod_addition_reference', 'fit_lookup_mlp', 'addition_errors', 'batch_rows']
+           'mod_addition_reference', 'fit_lookup_mlp', 'addition_errors']
 
 PLUS, EQUALS = 10, 11
 SYMBOLS = tuple('0123456789+=')   # token id -> printed symbol
@@ -387,19 +388,15 @@ def fit_lookup_mlp(params, prompts, targets, layer=0, row=0, out_scale=1e10, pos
     A target of -1 means "no answer due here" and skips that key.
     Returns ``(params, min_sep)``; ``params`` is modified in place.
     """
-    from .model import causal_mask, embed, transformer_layer
     prompts = np.asarray(prompts)
     targets = np.asarray(targets).reshape(len(prompts), -1)
     positions = [prompts.shape[1] - 1] if positions is None else list(positions)
     lay = params['layers'][layer]
+    # the layer's MLP input does not depend on its MLP: run the layers up to it, MLP silenced
     silent = dict(lay, M1=np.zeros((lay['M1'].shape[0], 0)), b1=np.zeros(0),
-                  M2=np.zeros((0, lay['M2'].shape[1])), b2=np.zeros_like(lay['b2']))
-    x = embed(prompts, params['tok_emb'], params['pos_emb'])
-    mask = causal_mask(x.shape[-2])
-    for earlier in params['layers'][:layer]:
-        x = transformer_layer(x, **earlier, mask=mask)
-    x = transformer_layer(x, **silent, mask=mask)
-    keys = layer_norm(x, **lay['ln2'])[:, positions, row].ravel()
+                  M2=np.zeros((0, lay['M2'].shape[1])))
+    upto = dict(params, layers=params['layers'][:layer] + [silent])
+    keys = trace(prompts, upto).mlp_in[layer][:, positions, row].ravel()
     want = targets.ravel()
     keys, want = keys[want >= 0], want[want >= 0]
     order = np.argsort(keys, kind='stable')
@@ -421,23 +418,15 @@ def fit_lookup_mlp(params, prompts, targets, layer=0, row=0, out_scale=1e10, pos
     return params, weights.min_sep
 
 
-def batch_rows(params, length, budget=2e7):
-    """How many sequences of ``length`` tokens to run at once so the MLP's hidden
-    activations stay within ``budget`` floats (the 3-digit adder has 23,988 units)."""
-    width = sum(layer['M1'].shape[1] for layer in params['layers']) + 1
-    return int(max(1, min(4096, budget // (width * length))))
-
-
 def addition_errors(params, n_digits, pairs=None, task='decimal', chunk=None):
     """How many prompts a program gets wrong, by greedy batched decoding (``decode_batch``).
 
     ``task='decimal'``: n + 1 output digits; ``'mod'``: one digit, (a + b) % 10;
     ``'single'``: prompts ``[i, j]`` (all 100 by default), one digit.  ``pairs``
-    defaults to every pair; ``chunk`` (rows per forward pass) defaults to
-    ``batch_rows``.  Returns ``(n_wrong, n_checked)``.
+    defaults to every pair; ``chunk`` (rows per forward pass) defaults to a
+    memory-bounded size.  Returns ``(n_wrong, n_checked)``.
     """
     from .decoding import decode_batch
-    chunk = chunk or batch_rows(params, 3 * n_digits + 2)
     if task == 'single':
         pairs = np.stack(np.divmod(np.arange(100), 10), axis=1) if pairs is None \
             else np.asarray(pairs).reshape(-1, 2)

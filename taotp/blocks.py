@@ -58,21 +58,29 @@ def onehot(indices, size):
 
 # ----------------------------------------------------------------------------- hardening, cleanup
 
-def harden(matrix, N=1e8):
-    """``N * matrix``: scale a query (or key) matrix so softmax behaves like a hard max.
+HARDEN = 1e8       # the preprint's usual attention-hardening factor
+OUT_SCALE = 1e8    # ... and its usual messy-cleanup factor
 
-    Scores are multiplied by N, so a lead of s over the runner-up becomes a weight
-    ratio of exp(N * s / sqrt(d_head)).
+
+def harden(matrix, factor=HARDEN):
+    """``factor * matrix``: scale a query (or key) matrix so softmax behaves like a hard max.
+
+    Scores are multiplied by the factor, so a lead of s over the runner-up becomes a
+    weight ratio of exp(factor * s / sqrt(d_head)).  Across the package the keyword
+    for this factor is ``harden`` (the papers' chapters keep their symbol ``lam``).
     """
-    return N * np.asarray(matrix, dtype=np.float64)
+    return factor * np.asarray(matrix, dtype=np.float64)
 
 
-def messy_cleanup(matrix, M=1e8):
-    """``M * matrix``: write a result so large that the next layer norm hides what was there."""
-    return M * np.asarray(matrix, dtype=np.float64)
+def messy_cleanup(matrix, factor=OUT_SCALE):
+    """``factor * matrix``: write a result so large that the next layer norm hides what was there.
+
+    Across the package the keyword for this factor is ``out_scale``.
+    """
+    return factor * np.asarray(matrix, dtype=np.float64)
 
 
-def proper_cleanup(layer, head, dims, N=1e8):
+def proper_cleanup(layer, head, dims, harden=HARDEN):
     """Make ``layer``'s head ``head`` attend to itself and subtract the stream's ``dims``.
 
     ``dims`` is a slice of the residual stream (e.g. ``Layout['pad']``).  The query and
@@ -87,7 +95,7 @@ def proper_cleanup(layer, head, dims, N=1e8):
         raise ValueError(f'proper_cleanup: the block must fit in one head (width <= d_head = '
                          f'{d_head}); got width {width}')
     eye = np.eye(width)
-    layer['Q'][head, dims, :width] = harden(eye, N)
+    layer['Q'][head, dims, :width] = harden * eye
     layer['K'][head, dims, :width] = eye
     layer['V'][head, dims, :width] = eye
     layer['P'][head, dims, :width] = -eye

@@ -21,7 +21,6 @@ through an ``rng: np.random.Generator`` argument.
 import itertools
 
 import numpy as np
-from matplotlib.figure import Figure
 
 from .model import softmax
 
@@ -284,6 +283,7 @@ def encoding_heatmaps(encodings, titles=None, size=None, ylabel='position', cols
     size = size or (3.4 * cols, 2.9 * rows)
     scales = [float(np.abs(e).max()) or 1.0 for e in encodings]
     shared = len(set(scales)) == 1           # one colour bar per row is enough
+    from matplotlib.figure import Figure
     fig = Figure(figsize=size, layout='constrained')
     axes = np.atleast_1d(fig.subplots(rows, cols)).ravel()
     for i, ax in enumerate(axes):

@@ -28,7 +28,6 @@ Two builders:
 import sys
 
 import numpy as np
-from matplotlib.figure import Figure
 
 from .blocks import harden, onehot, pos_3d_enc_rotation_matrix, pos_enc_3d_array
 from .decoding import transformer_batch
@@ -448,6 +447,7 @@ def precision_sweep(entries, vocab_sizes, d_models, runs=1, key_len=5, optimizat
 
 def plot_precision_sweep(result, entries, vocab_sizes, d_models, size=(9.0, 3.0)):
     """The book's Fig. 3.8: precision vs d_model, one panel per table size, min-max bands."""
+    from matplotlib.figure import Figure
     fig = Figure(figsize=size, layout='constrained')
     axes = np.atleast_1d(fig.subplots(1, len(entries), sharey=True))
     for a, (ax, n) in enumerate(zip(axes, entries)):
@@ -471,6 +471,7 @@ def plot_word_histogram(words, top=40, size=(8.0, 3.0), title='word frequencies'
     """Counts of the ``top`` most frequent words, largest first (the book's Fig. 3.7)."""
     vocab, counts = np.unique(np.asarray(list(words)), return_counts=True)
     order = np.lexsort((vocab, -counts))[:top]
+    from matplotlib.figure import Figure
     fig = Figure(figsize=size, layout='constrained')
     ax = fig.subplots()
     ax.bar(range(len(order)), counts[order])

@@ -1,18 +1,35 @@
-"""The forward pass of Chapter 1: a decoder-only, PreLN transformer in NumPy.
+"""The forward pass of Chapter 1: a decoder-only transformer in NumPy.
 
-Every function here follows the book's equations exactly (same epsilon placement,
-same -inf causal mask, same 1/sqrt(d_head) scaling) so that hand-set weights
-behave as the book says they do.  All functions accept extra leading batch axes:
-a residual stream is ``x`` of shape ``(..., n, d_model)``.
+This is the only implementation of the architecture in taotp.  Everything that
+runs a program (``transformer``, every decoder, the KV cache, teacher forcing,
+``trace``, the checkers) calls ``forward`` below, and the tests compare each
+of those paths with the independent loop reference in ``taotp.reference``.
 
-Weights of one layer (shapes are the book's):
+It follows the book's equations exactly (epsilon added to the standard
+deviation, a -inf causal mask, scores divided by sqrt(d_head)) so that
+hand-set weights behave as the book says.  Extra leading batch axes are
+allowed everywhere: a residual stream ``x`` has shape ``(..., n, d_model)``.
+
+Weights of one layer (shapes are the book's)::
+
     Q, K, V, P : (n_heads, d_model, d_head)   P maps a head's output back to d_model
     M1 (d_model, d_ff), b1 (d_ff,), M2 (d_ff, d_model), b2 (d_model,)
     ln1, ln2   : {'gamma': ..., 'beta': ...}
+
+Three switches select the variants the puzzles and the later chapters need;
+the book's programs use the defaults:
+
+* ``norm``: ``'layer'`` (the book), ``'rms'`` (RMSNorm) or ``'none'`` (only the
+  affine part ``beta + gamma * x``; the normalisation-free model of Chapter 9);
+* ``post_ln``: ``False`` (PreLN, the book) or ``True`` (the original PostLN
+  block);
+* ``mlp_rows``: ``'all'`` or ``'distinct'`` (run the MLP once per distinct
+  input; a speed-up for exhaustive checks whose many rows repeat few values).
 """
 import numpy as np
 
 EPS = 1e-10  # the book's epsilon, for both norm() and layer_norm()
+MLP_BLOCK = 1 << 22  # hidden activations computed at once (32 MB of float64)
 
 
 def norm(x, axis=-1, epsilon=EPS):
@@ -40,9 +57,26 @@ def layer_norm(x, gamma=1.0, beta=0.0, axis=-1, epsilon=EPS):
 def rms_norm(x, gamma=1.0, beta=0.0, axis=-1, epsilon=EPS):
     """RMSNorm (no centring): x / (root-mean-square + epsilon), then gamma and beta.
 
-    Not used by the book's model; puzzles 2.6 and 7.6 ask what changes with it.
+    Not used by the book's programs; puzzles 2.6 and 7.6 ask what changes with it.
     """
     return beta + gamma * x / ((x ** 2).mean(axis=axis, keepdims=True) ** 0.5 + epsilon)
+
+
+def no_norm(x, gamma=1.0, beta=0.0, axis=-1, epsilon=EPS):
+    """No normalisation, only the affine part: ``beta + gamma * x`` (Chapter 9's model)."""
+    return beta + gamma * x
+
+
+NORMS = {'layer': layer_norm, 'rms': rms_norm, 'none': no_norm}
+
+
+def norm_function(norm):
+    """The normalisation named by ``norm`` (a key of ``NORMS``) or ``norm`` itself if callable."""
+    if callable(norm):
+        return norm
+    if norm not in NORMS:
+        raise ValueError(f"norm must be one of {', '.join(map(repr, NORMS))}; got {norm!r}")
+    return NORMS[norm]
 
 
 def causal_mask(n):
@@ -50,84 +84,217 @@ def causal_mask(n):
     return np.tril(np.ones((n, n), dtype=bool))
 
 
+def heads(x, W):
+    """Per-head projection: x (..., n, d_model) @ W (n_heads, d_model, k) -> (..., n_heads, n, k)."""
+    h, d, k = W.shape
+    out = x @ W.transpose(1, 0, 2).reshape(d, h * k)                  # (..., n, h * k)
+    return np.moveaxis(out.reshape(out.shape[:-1] + (h, k)), -2, -3)
+
+
+def attend(q, k, v, P, mask):
+    """Softmax attention of queries ``q`` on keys ``k``, values ``v``; output through ``P``.
+
+    q (..., h, m, d_head), k (..., h, t, d_head), v (..., h, t, d_v), P (h, d_model, d_v),
+    ``mask`` (m, t) True where a query may see a key.  Returns the update
+    (..., m, d_model) and the weights (..., h, m, t).
+    """
+    scores = q @ np.swapaxes(k, -1, -2) / q.shape[-1] ** 0.5              # (..., h, m, t)
+    weights = softmax(np.where(mask, scores, -np.inf), axis=-1)
+    per_head = weights @ v                                                # (..., h, m, d_v)
+    h, d_model, d_v = P.shape
+    m = q.shape[-2]
+    stacked = np.moveaxis(per_head, -3, -2).reshape(per_head.shape[:-3] + (m, h * d_v))
+    return stacked @ P.transpose(0, 2, 1).reshape(h * d_v, d_model), weights
+
+
 def attention_weights(x, Q, K, mask):
     """Softmax attention weights, shape (..., n_heads, n_queries, n_keys)."""
-    queries = np.einsum('...nd,hdk->...hnk', x, Q)
-    keys = np.einsum('...md,hdk->...hmk', x, K)
-    scores = np.einsum('...hnk,...hmk->...hnm', queries, keys) / Q.shape[-1] ** 0.5
+    scores = np.einsum('...hnk,...hmk->...hnm', heads(x, Q), heads(x, K)) / Q.shape[-1] ** 0.5
     return softmax(np.where(mask, scores, -np.inf), axis=-1)
 
 
 def self_attn(x, Q, K, V, P, mask, return_weights=False):
     """Multi-head masked self-attention; returns the (..., n, d_model) update."""
-    weights = attention_weights(x, Q, K, mask)                     # (..., h, n, m)
-    values = np.einsum('...md,hdk->...hmk', x, V)                  # (..., h, m, d_head)
-    heads = np.einsum('...hnm,...hmk->...hnk', weights, values)    # (..., h, n, d_head)
-    out = np.einsum('...hnk,hdk->...nd', heads, P)
+    out, weights = attend(heads(x, Q), heads(x, K), heads(x, V), P, mask)
     return (out, weights) if return_weights else out
 
 
-def mlp(x, M1, b1, M2, b2):
-    """Two-layer ReLU MLP; with d_ff = 0 it adds just b2."""
-    return np.maximum(x @ M1 + b1, 0) @ M2 + b2
+def mlp(x, M1, b1, M2, b2, rows='all'):
+    """Two-layer ReLU MLP; with d_ff = 0 it adds just b2.
+
+    Rows are processed in blocks so the hidden layer never holds more than
+    ``MLP_BLOCK`` numbers.  ``rows='distinct'`` runs it once per distinct input
+    (compared on the coordinates that ``M1`` reads), which gives the same
+    numbers for every row and is much faster when many rows repeat; a
+    ``DistinctRows`` memo (``rows=memo.layer(i)``) also remembers the outputs
+    across calls, e.g. across the chunks of an exhaustive check.
+    """
+    shape = x.shape
+    flat = x.reshape(-1, shape[-1])
+    if rows == 'all' or len(flat) < 2:
+        return _mlp_blocks(flat, M1, b1, M2, b2).reshape(shape)
+    if not (rows == 'distinct' or isinstance(rows, dict)):
+        raise ValueError(f"mlp: rows must be 'all' or 'distinct'; got {rows!r}")
+    read = np.flatnonzero(np.any(M1 != 0, axis=1))        # coordinates M1 reads
+    keys, inverse = np.unique(flat[:, read], axis=0, return_inverse=True)
+    if isinstance(rows, dict):
+        outputs = _remembered(rows, keys, lambda k: _mlp_blocks(k, M1[read], b1, M2, b2))
+    else:
+        outputs = _mlp_blocks(keys, M1[read], b1, M2, b2)
+    return outputs[inverse.ravel()].reshape(shape)
+
+
+class DistinctRows:
+    """A memo of MLP outputs by distinct input, one table per layer (see ``mlp``)."""
+
+    def __init__(self, max_rows=1 << 20):
+        self.max_rows, self.tables = max_rows, {}
+
+    def layer(self, i):
+        return self.tables.setdefault(i, _Memo(self.max_rows))
+
+
+class _Memo(dict):
+    def __init__(self, max_rows):
+        super().__init__()
+        self.max_rows = max_rows
+
+
+def _remembered(memo, keys, compute):
+    """Outputs for ``keys`` (distinct rows), computing only those not in ``memo`` yet."""
+    raw = [k.tobytes() for k in keys]
+    missing = [j for j, r in enumerate(raw) if r not in memo]
+    fresh = compute(keys[missing]) if missing else None
+    if not missing:
+        return np.stack([memo[r] for r in raw])
+    if len(memo) + len(missing) > memo.max_rows:      # full: use, do not store
+        out = np.empty((len(keys), fresh.shape[1]), dtype=fresh.dtype)
+        known = np.setdiff1d(np.arange(len(keys)), missing)
+        out[missing] = fresh
+        if len(known):
+            out[known] = np.stack([memo[raw[j]] for j in known])
+        return out
+    for j, row in zip(missing, fresh):
+        memo[raw[j]] = row
+    return np.stack([memo[r] for r in raw])
+
+
+def _mlp_blocks(x, M1, b1, M2, b2):
+    step = max(1, MLP_BLOCK // max(1, M1.shape[1]))
+    if len(x) <= step:
+        return np.maximum(x @ M1 + b1, 0) @ M2 + b2
+    return np.concatenate([np.maximum(x[i:i + step] @ M1 + b1, 0) @ M2 + b2
+                           for i in range(0, len(x), step)])
 
 
 def transformer_layer(x, mask, Q, K, V, P, M1, b1, M2, b2, ln1, ln2, record=None,
-                      norm_fn=layer_norm, post_ln=False):
-    """One PreLN block: x + attn(LN(x)), then x + MLP(LN(x)).
+                      norm_fn=layer_norm, post_ln=False, cache=None, queries=None,
+                      mlp_rows='all'):
+    """One block: PreLN ``x + attn(LN(x))`` then ``x + MLP(LN(x))`` (the book).
 
     ``post_ln=True`` gives the original PostLN block instead,
-    LN(x + attn(x)) then LN(x + MLP(x)); ``norm_fn`` swaps the normalisation
-    (e.g. ``rms_norm``).  Both exist for puzzles; the book's programs use neither.
+    LN(x + attn(x)) then LN(x + MLP(x)); ``norm_fn`` swaps the normalisation.
+
+    ``x`` holds the rows of the new positions.  ``cache`` (one layer's slot of a
+    ``KVCache``) stores their keys and values after those of earlier positions,
+    and ``mask`` then has one column per cached position.  ``queries`` (an index
+    or slice of rows) computes the output of those rows only (keys and values
+    still come from every row); used for the last layer when only some logits
+    are needed.  ``record``, if a list, receives this layer's intermediates.
     """
+    attn_in = x if post_ln else norm_fn(x, **ln1)
+    k, v = heads(attn_in, K), heads(attn_in, V)
+    if cache is not None:
+        k, v = cache.append(k, v)
+    if queries is not None:
+        x, attn_in, mask = x[..., queries, :], attn_in[..., queries, :], mask[queries]
+    attn_out, weights = attend(heads(attn_in, Q), k, v, P, mask)
     if post_ln:
-        attn_out, weights = self_attn(x, Q, K, V, P, mask, return_weights=True)
         mid = norm_fn(x + attn_out, **ln1)
-        out = norm_fn(mid + mlp(mid, M1, b1, M2, b2), **ln2)
+        mlp_in = mid
     else:
-        attn_out, weights = self_attn(norm_fn(x, **ln1), Q, K, V, P, mask, return_weights=True)
         mid = x + attn_out
-        out = mid + mlp(norm_fn(mid, **ln2), M1, b1, M2, b2)
+        mlp_in = norm_fn(mid, **ln2)
+    out = mid + mlp(mlp_in, M1, b1, M2, b2, rows=mlp_rows)
+    if post_ln:
+        out = norm_fn(out, **ln2)
     if record is not None:
-        record.append({'resid_pre': x, 'attn': weights, 'resid_mid': mid, 'resid_post': out})
+        record.append({'resid_pre': x, 'attn': weights, 'resid_mid': mid, 'mlp_in': mlp_in,
+                       'resid_post': out})
     return out
 
 
-def embed(tokens, tok_emb, pos_emb, positions=None):
+def position_tables(pos_emb):
+    """``pos_emb`` as a list of tables: one for the book, one per level for coupled positions."""
+    return list(pos_emb) if isinstance(pos_emb, (list, tuple)) else [pos_emb]
+
+
+def position_ids(pos_emb, positions, n, start=0):
+    """Position ids as a list with one array per table of ``pos_emb``.
+
+    ``positions`` is ``None`` (consecutive ids ``start..start+n-1`` for every
+    table), one id per token ``(..., n)`` for a single table, or one such array
+    per table for a list of tables.
+    """
+    tables = position_tables(pos_emb)
+    if positions is None:
+        return [np.arange(start, start + n)] * len(tables)
+    if isinstance(pos_emb, (list, tuple)):
+        return [np.asarray(ids) for ids in positions]
+    return [np.asarray(positions)]
+
+
+def embed(tokens, tok_emb, pos_emb, positions=None, start=0):
     """Token plus position embeddings, shape (..., n, d_model).
 
     ``pos_emb`` is one table (the book) or a list of tables, one per position
-    level (multi-level position coupling).  ``positions`` defaults to 0..n-1 for
-    every level; otherwise it holds an index per token, shape (n,) for one table
-    or (n_levels, n) for a list (leading batch axes allowed before n).
+    level (multi-level position coupling).  ``positions`` defaults to
+    ``start..start+n-1`` for every level; otherwise it holds one id per token,
+    shape (..., n) for one table or (n_levels, ..., n) for a list.
     """
     tokens = np.asarray(tokens)
-    n = tokens.shape[-1]
-    tables = pos_emb if isinstance(pos_emb, (list, tuple)) else [pos_emb]
-    if positions is None:
-        positions = [np.arange(n)] * len(tables)
-    elif not isinstance(pos_emb, (list, tuple)):
-        positions = [positions]
     x = tok_emb[tokens]
-    for table, pos in zip(tables, positions):
-        x = x + table[np.asarray(pos)]
+    for table, ids in zip(position_tables(pos_emb),
+                          position_ids(pos_emb, positions, tokens.shape[-1], start)):
+        x = x + table[ids]
     return x
 
 
 def forward(tokens, tok_emb, pos_emb, out_emb, layers, lnf, positions=None, record=None,
-            norm_fn=layer_norm, post_ln=False):
-    """Embeddings -> layers -> final layer norm -> logits (..., n, vocab).
+            norm_fn=layer_norm, post_ln=False, cache=None, logits_at=None, mlp_rows='all'):
+    """Embeddings -> layers -> final norm -> logits (..., n, vocab).
 
-    ``record``, if a list, receives one dict per layer with the attention weights
-    and the residual stream before the layer, after attention and after the MLP.
-    ``norm_fn`` and ``post_ln`` select the puzzle variants (see transformer_layer);
-    the final ``lnf`` is applied in every variant.
+    Args:
+        tokens: token ids (..., n); with a ``cache``, only the new ones.
+        positions: position ids (see ``embed``); default: consecutive, continuing
+            after the cached positions.
+        record: a list that receives one dict per layer (attention weights, the
+            residual stream before the layer, after attention and after the MLP,
+            and the MLP's normalised input), then ``{'final': x}``.
+        norm_fn, post_ln: the variant (see the module docstring).
+        cache: a ``taotp.decoding.KVCache``; its keys and values are reused and
+            extended by the new tokens.
+        logits_at: an index or slice of positions: compute only their logits
+            (the last layer's attention and MLP run for those rows only).
+        mlp_rows: ``'distinct'`` to run each MLP once per distinct input, or a
+            ``DistinctRows`` memo to remember its outputs across calls.
     """
-    x = embed(tokens, tok_emb, pos_emb, positions)
-    mask = causal_mask(x.shape[-2])
-    for layer in layers:
-        x = transformer_layer(x, **layer, mask=mask, record=record, norm_fn=norm_fn,
-                              post_ln=post_ln)
+    if isinstance(logits_at, (int, np.integer)):   # keep the position axis
+        logits_at = slice(logits_at, logits_at + 1 or None)
+    start = 0 if cache is None else cache.length
+    x = embed(tokens, tok_emb, pos_emb, positions, start=start)
+    n = x.shape[-2]
+    mask = np.arange(start + n)[None, :] <= np.arange(start, start + n)[:, None]
+    for i, layer in enumerate(layers):
+        last = i == len(layers) - 1
+        rows = mlp_rows.layer(i) if isinstance(mlp_rows, DistinctRows) else mlp_rows
+        x = transformer_layer(x, mask=mask, record=record, norm_fn=norm_fn, post_ln=post_ln,
+                              cache=None if cache is None else cache.layer(i, x.shape[:-2]),
+                              queries=logits_at if last else None, mlp_rows=rows, **layer)
+    if cache is not None:
+        cache.length = start + n
+    if logits_at is not None and not layers:
+        x = x[..., logits_at, :]
     if record is not None:
         record.append({'final': x})
-    return np.einsum('...nd,vd->...nv', norm_fn(x, **lnf), out_emb)
+    return np.einsum('...d,vd->...v', norm_fn(x, **lnf), out_emb)

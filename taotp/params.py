@@ -8,11 +8,18 @@ A program is a dict::
 and each layer is ``base_layer(...)``'s dict of ``Q K V P M1 b1 M2 b2 ln1 ln2``.
 ``pos_emb`` may also be a list of tables (one per position level, used by the
 position-coupling chapter); every other chapter uses a single table.
+
+``param_problems`` is the one place where the format's rules live: it returns
+every problem as a ``Problem`` (a message that also carries the ``path`` of the
+field, e.g. ``('layers', 1, 'Q')``), which ``validate_params``, the checkers and
+the program loader of Chapter 8 all use.
 """
 from functools import partial
 from numbers import Real
 
 import numpy as np
+
+from .model import position_tables
 
 LAYER_KEYS = ('Q', 'K', 'V', 'P', 'M1', 'b1', 'M2', 'b2', 'ln1', 'ln2')
 TOP_KEYS = ('tok_emb', 'pos_emb', 'out_emb', 'layers', 'lnf')
@@ -20,6 +27,15 @@ TOP_KEYS = ('tok_emb', 'pos_emb', 'out_emb', 'layers', 'lnf')
 
 class ParamsError(ValueError):
     """A malformed program or input; the message names the field and the rule."""
+
+
+class Problem(str):
+    """A problem found in a program: the message, plus ``path`` to the field it is about."""
+
+    def __new__(cls, message, path=()):
+        self = super().__new__(cls, message)
+        self.path = tuple(path)
+        return self
 
 
 class HumanReadableDict(dict):
@@ -47,10 +63,6 @@ def base_params(vocab_size, block_size, d_model):
             'pos_emb': table(block_size), 'layers': [], 'lnf': {'gamma': 1.0, 'beta': 0.0}}
 
 
-def _tables(pos_emb):
-    return list(pos_emb) if isinstance(pos_emb, (list, tuple)) else [pos_emb]
-
-
 def is_tied(params):
     """True when out_emb is element-wise equal to tok_emb (then counted once)."""
     tok, out = params['tok_emb'], params['out_emb']
@@ -64,14 +76,14 @@ def count_params(params, count=lambda x: x.size):
     tied to ``tok_emb``.  ``count_non0_params`` is the same census of non-zeros.
     """
     embs = {'tok_emb': count(np.asarray(params['tok_emb'])),
-            'pos_emb': sum(int(count(np.asarray(t))) for t in _tables(params['pos_emb']))}
+            'pos_emb': sum(int(count(np.asarray(t))) for t in position_tables(params['pos_emb']))}
     if not is_tied(params):
         embs['out_emb'] = count(np.asarray(params['out_emb']))
     non_emb = 0
     for layer in params['layers']:
         for value in layer.values():
-            if isinstance(value, np.ndarray):
-                non_emb += count(value)
+            if not isinstance(value, dict):   # layer norms are never counted
+                non_emb += count(np.asarray(value, dtype=np.float64))
     embs = {k: int(v) for k, v in embs.items()}
     return HumanReadableDict({'n_params': sum(embs.values()) + int(non_emb)}
                              | embs | {'non_emb': int(non_emb)})
@@ -96,114 +108,139 @@ def config(params):
 
 def block_size(params):
     """Longest sequence the program accepts: rows of its (smallest) pos_emb."""
-    return min(np.shape(t)[0] for t in _tables(params['pos_emb']))
+    return min(np.shape(t)[0] for t in position_tables(params['pos_emb']))
 
 
 # ----------------------------------------------------------------------------- validation
 
-def _array_problem(where, value, ndim):
+def _where(path):
+    """How a message names a field: ``('layers', 1, 'Q')`` -> ``layers[1]['Q']``."""
+    if not path:
+        return 'params'
+    head = "'%s'" % path[0] if path[0] != 'layers' or len(path) == 1 else 'layers'
+    return head + ''.join(f'[{p!r}]' for p in path[1:])
+
+
+def _array_problem(path, value, ndim):
     """Return (array, problem) for a field that must be a finite float array of rank ndim."""
+    where = _where(path)
     if isinstance(value, (list, tuple)):
         try:
             value = np.asarray(value, dtype=np.float64)
         except (TypeError, ValueError):
-            return None, f'{where} is a list that is not a numeric array'
+            return None, Problem(f'{where} is a list that is not a numeric array', path)
     if not isinstance(value, np.ndarray):
-        return None, f'{where} must be a NumPy array; got {type(value).__name__}'
+        return None, Problem(f'{where} must be a NumPy array; got {type(value).__name__}', path)
     if value.dtype.kind not in 'biuf':
-        return None, f'{where} must hold real numbers; got dtype {value.dtype}'
+        return None, Problem(f'{where} must hold real numbers; got dtype {value.dtype}', path)
     if value.ndim != ndim:
-        return None, f'{where} must have {ndim} dimensions; got shape {value.shape}'
+        return None, Problem(f'{where} must have {ndim} dimensions; got shape {value.shape}', path)
     if value.dtype.kind == 'f' and not np.all(np.isfinite(value)):
         bad = tuple(int(i) for i in np.argwhere(~np.isfinite(value))[0])
-        return None, f'{where} holds a non-finite value ({value[bad]}) at index {bad}'
+        return None, Problem(f'{where} holds a non-finite value ({value[bad]}) at index {bad}',
+                             path)
     return value, None
 
 
-def _shape_problem(where, arr, expected, names):
+def _shape_problem(path, arr, expected, names):
     if arr is not None and arr.shape != expected:
-        return f'{where} has shape {arr.shape}, expected ({names}) = {expected}'
+        return Problem(f'{_where(path)} has shape {arr.shape}, expected ({names}) = {expected}',
+                       path)
     return None
 
 
-def _norm_problems(where, ln, d_model):
+def _norm_problems(path, ln, d_model):
+    where = _where(path)
     if not isinstance(ln, dict):
-        return [f'{where} must be a dict with gamma and beta; got {type(ln).__name__}']
+        return [Problem(f'{where} must be a dict with gamma and beta; got {type(ln).__name__}',
+                        path)]
     problems = []
     extra = set(ln) - {'gamma', 'beta'}
     if extra:
-        problems.append(f'{where} has unknown keys {sorted(extra)}; expected gamma and beta')
+        problems.append(Problem(f'{where} has unknown keys {sorted(extra)}; expected gamma and '
+                                f'beta', path))
     for key in ('gamma', 'beta'):
         if key not in ln:
             continue  # layer_norm's defaults apply
-        value = ln[key]
+        value, at = ln[key], path + (key,)
         if np.ndim(value) == 0:
             if isinstance(value, (bool, np.bool_)) or not isinstance(value, (Real, np.ndarray)):
-                problems.append(f'{where}[{key!r}] must be a number; got {type(value).__name__}')
+                problems.append(Problem(f'{where}[{key!r}] must be a number; got '
+                                        f'{type(value).__name__}', at))
             elif not np.isfinite(float(value)):
-                problems.append(f'{where}[{key!r}] is not finite; got {value}')
+                problems.append(Problem(f'{where}[{key!r}] is not finite; got {value}', at))
             continue
-        arr, problem = _array_problem(f'{where}[{key!r}]', value, 1)
-        problem = problem or _shape_problem(f'{where}[{key!r}]', arr, (d_model,), 'd_model')
+        arr, problem = _array_problem(at, value, 1)
+        problem = problem or _shape_problem(at, arr, (d_model,), 'd_model')
         if problem:
             problems.append(problem)
     return problems
 
 
 def param_problems(params):
-    """Every problem found in ``params``, as a list of messages (empty if valid)."""
+    """Every problem found in ``params``, as a list of ``Problem`` messages (empty if valid)."""
     if not isinstance(params, dict):
-        return [f'expected a params dict with keys {", ".join(TOP_KEYS)}; '
-                f'got {type(params).__name__}']
-    problems = [f'missing key {k!r}' for k in TOP_KEYS if k not in params]
-    extra = sorted(set(params) - set(TOP_KEYS))
+        return [Problem(f'expected a params dict with keys {", ".join(TOP_KEYS)}; '
+                        f'got {type(params).__name__}')]
+    problems = [Problem(f'missing key {k!r}', (k,)) for k in TOP_KEYS if k not in params]
+    extra = sorted(set(params) - set(TOP_KEYS), key=str)
     if extra:
-        problems.append(f'unknown keys {extra}; expected only {", ".join(TOP_KEYS)}')
+        problems.append(Problem(f'unknown keys {extra}; expected only {", ".join(TOP_KEYS)}',
+                                (extra[0],)))
     if problems:
         return problems
-    tok, p = _array_problem("'tok_emb'", params['tok_emb'], 2)
+    tok, p = _array_problem(('tok_emb',), params['tok_emb'], 2)
     if p:
         return [p]
     vocab, d_model = tok.shape
-    out, p = _array_problem("'out_emb'", params['out_emb'], 2)
-    problems += [x for x in (p, _shape_problem("'out_emb'", out, (vocab, d_model),
+    out, p = _array_problem(('out_emb',), params['out_emb'], 2)
+    problems += [x for x in (p, _shape_problem(('out_emb',), out, (vocab, d_model),
                                                'vocab_size, d_model')) if x]
-    tables = _tables(params['pos_emb'])
+    multi = isinstance(params['pos_emb'], (list, tuple))
+    tables = position_tables(params['pos_emb'])
     if not tables:
-        problems.append("'pos_emb' is an empty list; expected at least one table")
+        problems.append(Problem("'pos_emb' is an empty list; expected at least one table",
+                                ('pos_emb',)))
     for i, table in enumerate(tables):
-        where = "'pos_emb'" if len(tables) == 1 and not isinstance(params['pos_emb'], list) \
-            else f"'pos_emb'[{i}]"
-        arr, p = _array_problem(where, table, 2)
+        path = ('pos_emb', i) if multi else ('pos_emb',)
+        arr, p = _array_problem(path, table, 2)
         if p:
             problems.append(p)
         elif arr.shape[1] != d_model:
-            problems.append(f'{where} has shape {arr.shape}, expected (block_size, d_model) '
-                            f'with d_model = {d_model} (from tok_emb)')
+            problems.append(Problem(f'{_where(path)} has shape {arr.shape}, expected (block_size, '
+                                    f'd_model) with d_model = {d_model} (from tok_emb)', path))
         elif arr.shape[0] == 0:
-            problems.append(f'{where} has no rows; block_size must be at least 1')
-    problems += _norm_problems("'lnf'", params['lnf'], d_model)
+            problems.append(Problem(f'{_where(path)} has no rows; block_size must be at least 1',
+                                    path))
+    problems += _norm_problems(('lnf',), params['lnf'], d_model)
     layers = params['layers']
     if not isinstance(layers, (list, tuple)):
-        return problems + [f"'layers' must be a list of layer dicts; got {type(layers).__name__}"]
+        return problems + [Problem(f"'layers' must be a list of layer dicts; got "
+                                   f"{type(layers).__name__}", ('layers',))]
     for i, layer in enumerate(layers):
-        problems += _layer_problems(f'layers[{i}]', layer, d_model)
+        problems += _layer_problems(('layers', i), layer, d_model)
     return problems
 
 
-def _layer_problems(where, layer, d_model):
+LAYER_NDIMS = {'Q': 3, 'K': 3, 'V': 3, 'P': 3, 'M1': 2, 'b1': 1, 'M2': 2, 'b2': 1}
+
+
+def _layer_problems(path, layer, d_model):
+    where = _where(path)
     if not isinstance(layer, dict):
-        return [f'{where} must be a dict of {" ".join(LAYER_KEYS)}; got {type(layer).__name__}']
-    problems = [f'{where} is missing {k!r}' for k in LAYER_KEYS if k not in layer]
-    extra = sorted(set(layer) - set(LAYER_KEYS))
+        return [Problem(f'{where} must be a dict of {" ".join(LAYER_KEYS)}; got '
+                        f'{type(layer).__name__}', path)]
+    problems = [Problem(f'{where} is missing {k!r}', path + (k,))
+                for k in LAYER_KEYS if k not in layer]
+    extra = sorted(set(layer) - set(LAYER_KEYS), key=str)
     if extra:
-        problems.append(f'{where} has unknown keys {extra}; expected {" ".join(LAYER_KEYS)}')
+        problems.append(Problem(f'{where} has unknown keys {extra}; expected '
+                                f'{" ".join(LAYER_KEYS)}', path + (extra[0],)))
     if problems:
         return problems
     arrays = {}
-    for key, ndim in (('Q', 3), ('K', 3), ('V', 3), ('P', 3), ('M1', 2), ('b1', 1), ('M2', 2),
-                      ('b2', 1)):
-        arrays[key], p = _array_problem(f'{where}[{key!r}]', layer[key], ndim)
+    for key, ndim in LAYER_NDIMS.items():
+        arrays[key], p = _array_problem(path + (key,), layer[key], ndim)
         if p:
             problems.append(p)
     if problems:
@@ -222,13 +259,14 @@ def _layer_problems(where, layer, d_model):
         'b2': ((d_model,), 'd_model'),
     }
     for key, (shape, names) in expected.items():
-        p = _shape_problem(f'{where}[{key!r}]', arrays[key], shape, names)
+        p = _shape_problem(path + (key,), arrays[key], shape, names)
         if p:
             problems.append(p)
     if d_head == 0 and n_heads > 0:
-        problems.append(f"{where}['Q'] has d_head = 0; use n_heads = 0 for a layer without attention")
+        problems.append(Problem(f"{where}['Q'] has d_head = 0; use n_heads = 0 for a layer "
+                                f"without attention", path + ('Q',)))
     for key in ('ln1', 'ln2'):
-        problems += _norm_problems(f'{where}[{key!r}]', layer[key], d_model)
+        problems += _norm_problems(path + (key,), layer[key], d_model)
     return problems
 
 
@@ -267,6 +305,64 @@ def check_tokens(tokens, params, name='tokens', allow_batch=True, window=False):
         raise ParamsError(f'{name} has {arr.shape[-1]} tokens but block_size is {limit} '
                           f'(rows of pos_emb); shorten it or decode with window=True')
     return arr
+
+
+def params_difference(a, b, path=()):
+    """Where two programs first differ (a message naming the field), or None if identical.
+
+    Identical means the same keys, list lengths, array shapes and float64 bits
+    (so -0.0 differs from 0.0, as it would in a file written from each).
+    """
+    where = _where(path)
+    if isinstance(a, dict) or isinstance(b, dict):
+        if not (isinstance(a, dict) and isinstance(b, dict)) or set(a) != set(b):
+            return f'{where}: keys {sorted(map(str, a)) if isinstance(a, dict) else a!r:.60} ' \
+                   f'vs {sorted(map(str, b)) if isinstance(b, dict) else b!r:.60}'
+        return next((d for k in a if (d := params_difference(a[k], b[k], path + (k,)))), None)
+    if isinstance(a, (list, tuple)) or isinstance(b, (list, tuple)):
+        if not (isinstance(a, (list, tuple)) and isinstance(b, (list, tuple))) \
+                or len(a) != len(b):
+            return f'{where}: lists of different lengths or types'
+        return next((d for i, (x, y) in enumerate(zip(a, b))
+                     if (d := params_difference(x, y, path + (i,)))), None)
+    try:
+        x, y = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
+    except (TypeError, ValueError):
+        return f'{where}: not numbers'
+    if x.shape != y.shape:
+        return f'{where}: shapes {x.shape} vs {y.shape}'
+    if x.tobytes() != y.tobytes():
+        i = np.flatnonzero(x.view(np.int64).ravel() != y.view(np.int64).ravel())[0]
+        return f'{where}: {float(x.ravel()[i])!r} vs {float(y.ravel()[i])!r} at flat index {int(i)}'
+    return None
+
+
+def params_equal(a, b):
+    """True when two programs hold exactly the same numbers, bit for bit, in the same places."""
+    return params_difference(a, b) is None
+
+
+def as_dtype(params, dtype=np.float32):
+    """A copy of ``params`` with every array (and layer-norm scalar) cast to ``dtype``.
+
+    The forward pass keeps the dtype of its weights, so running the copy
+    computes in that precision (float64, used everywhere else, is the default).
+    A tied ``out_emb`` stays tied.
+    """
+    def cast(value):
+        if isinstance(value, np.ndarray):
+            return value.astype(dtype)
+        if isinstance(value, dict):
+            return {k: cast(v) for k, v in value.items()}
+        if isinstance(value, list):
+            return [cast(v) for v in value]
+        if isinstance(value, float):
+            return dtype(value)
+        return value
+    out = cast(params)
+    if params['out_emb'] is params['tok_emb']:
+        out['out_emb'] = out['tok_emb']
+    return out
 
 
 def random_params(rng, vocab_size=7, block_size=12, d_model=8, n_layers=2, n_heads=2,

@@ -2,33 +2,54 @@
 
 Functions return a ``matplotlib.figure.Figure`` built without pyplot, so a cell
 that ends with ``taotp.plot.attention(...)`` shows the picture exactly once and
-its stored text (``<Figure size ...>``) never changes.  ``animate`` turns a
-parameter sweep into a kernel-free HTML player for the static book.
+its stored text (``<Figure size ...>``) never changes.  Inside a Jupyter kernel,
+importing this module registers a PNG display for such figures (no backend
+switch, no magic); the images are palette PNGs at ``DPI`` dots per inch, which
+keeps the stored notebooks small.  ``animate`` turns a parameter sweep into a
+kernel-free HTML player for the static book.
 """
+import base64
+import hashlib
+import io
+import json
+
 import numpy as np
-from matplotlib.animation import FuncAnimation
 from matplotlib.figure import Figure
 
 CMAP = 'RdBu_r'
+DPI = 80            # figures in notebooks and in the HTML book
+FRAME_DPI = 64      # frames of kernel-free players
+COLOURS = 192       # palette size of the stored PNGs
 
 
-def _enable_inline_images():
-    """Inside a Jupyter kernel, make ``Figure`` objects display as PNG images.
+def figure(size=(6.0, 3.5), dpi=DPI):
+    """A new constrained-layout figure of ``size`` inches (no pyplot involved)."""
+    return Figure(figsize=size, layout='constrained', dpi=dpi)
 
-    ``%matplotlib inline`` registers the image formatter for figures; our figures
-    are never handed to pyplot, so each one is shown once, by the cell that
-    returns it.
-    """
+
+def png(fig, dpi=DPI):
+    """The figure as palette-PNG bytes (a quarter of the size of a full-colour PNG)."""
+    from PIL import Image
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format='png', dpi=dpi, facecolor='white')
+    image = Image.open(io.BytesIO(buffer.getvalue())).convert('RGB')
+    out = io.BytesIO()
+    image.quantize(COLOURS, method=Image.Quantize.MEDIANCUT).save(out, format='png', optimize=True)
+    return out.getvalue()
+
+
+def _register_png_display():
+    """Inside a Jupyter kernel, display ``Figure`` objects as (palette) PNG images."""
     try:
         from IPython import get_ipython
     except ImportError:
         return
     shell = get_ipython()
     if shell is not None and 'IPKernelApp' in shell.config:
-        shell.run_line_magic('matplotlib', 'inline')
+        shell.display_formatter.formatters['image/png'].for_type(Figure, png)
 
 
-_enable_inline_images()
+_register_png_display()
 
 
 def _labels(tokens, detok=None):
@@ -38,8 +59,9 @@ def _labels(tokens, detok=None):
     return [f'{i}:{detok(t) if detok else t}' for i, t in enumerate(np.asarray(tokens).tolist())]
 
 
-def _heatmap(ax, matrix, title=None, xlabel=None, ylabel=None, xticks=None, yticks=None,
-             symmetric=True, colorbar=True, vmax=None):
+def heatmap(ax, matrix, title=None, xlabel=None, ylabel=None, xticks=None, yticks=None,
+            symmetric=True, colorbar=True, vmax=None):
+    """Draw ``matrix`` on ``ax``: a red-blue map around 0, or viridis on [0, vmax]."""
     matrix = np.asarray(matrix, dtype=float)
     if symmetric:
         vmax = vmax or (np.abs(matrix).max() or 1.0)
@@ -69,25 +91,23 @@ def attention(weights, tokens=None, detok=None, title='attention', size=(3.2, 3.
     if weights.ndim == 2:
         weights = weights[None]
     n_heads = len(weights)
-    fig = Figure(figsize=(size[0] * n_heads, size[1]), layout='constrained')
+    fig = figure((size[0] * n_heads, size[1]))
     axes = np.atleast_1d(fig.subplots(1, n_heads))
     labels = _labels(tokens, detok)
     for h, ax in enumerate(axes):
-        _heatmap(ax, weights[h], title=f'{title}, head {h}' if n_heads > 1 else title,
-                 xlabel='key (position:token)', ylabel='query (position:token)' if h == 0 else None,
-                 xticks=labels, yticks=labels, symmetric=False,
-                 colorbar=h == n_heads - 1)
+        heatmap(ax, weights[h], title=f'{title}, head {h}' if n_heads > 1 else title,
+                xlabel='key (position:token)', ylabel='query (position:token)' if h == 0 else None,
+                xticks=labels, yticks=labels, symmetric=False, colorbar=h == n_heads - 1)
     return fig
 
 
 def residual(x, labels=None, tokens=None, detok=None, title='residual stream',
              size=(7.0, 3.2)):
     """Heatmap of a residual stream (n, d_model): positions down, labelled dims across."""
-    x = np.asarray(x)
-    fig = Figure(figsize=size, layout='constrained')
-    ax = fig.subplots()
-    _heatmap(ax, x, title=title, xlabel='residual dimension', ylabel='position:token',
-             xticks=list(labels) if labels is not None else None, yticks=_labels(tokens, detok))
+    fig = figure(size)
+    heatmap(fig.subplots(), np.asarray(x), title=title, xlabel='residual dimension',
+            ylabel='position:token', xticks=list(labels) if labels is not None else None,
+            yticks=_labels(tokens, detok))
     return fig
 
 
@@ -98,7 +118,7 @@ def circle(points, labels=None, title='embeddings', size=(4.0, 4.0)):
         e1 = np.array([1.0, -1.0, 0.0]) / 2 ** 0.5
         e2 = np.array([1.0, 1.0, -2.0]) / 6 ** 0.5
         points = np.stack([points @ e1, points @ e2], axis=1)
-    fig = Figure(figsize=size, layout='constrained')
+    fig = figure(size)
     ax = fig.subplots()
     radius = np.linalg.norm(points, axis=1).max()
     angles = np.linspace(0, 2 * np.pi, 200)
@@ -120,7 +140,7 @@ def circle(points, labels=None, title='embeddings', size=(4.0, 4.0)):
 
 def bars(names, values, title='', ylabel='', size=(6.0, 3.0), log=False):
     """A labelled bar chart (parameter breakdowns and the like)."""
-    fig = Figure(figsize=size, layout='constrained')
+    fig = figure(size)
     ax = fig.subplots()
     ax.bar(range(len(values)), values)
     ax.set_xticks(range(len(names)), names, rotation=30, ha='right', fontsize=8)
@@ -131,21 +151,66 @@ def bars(names, values, title='', ylabel='', size=(6.0, 3.0), log=False):
     return fig
 
 
-def animate(draw, frames, size=(6.0, 3.5), interval=400):
-    """A kernel-free slider: ``draw(fig, frame)`` redraws ``fig`` for each frame value.
+class Player:
+    """A kernel-free slider over pre-drawn frames; displays as HTML in Jupyter and the book."""
 
-    Returns an ``IPython.display.HTML`` player (frames embedded as PNGs), the
-    static-book twin of an ipywidgets slider.  Tag its cell ``nbval-ignore-output``
-    because the player's element ids are random.
+    def __init__(self, frames, labels, interval):
+        self.frames, self.labels, self.interval = frames, labels, interval
+
+    def _repr_html_(self):
+        data = json.dumps(['data:image/png;base64,' + base64.b64encode(f).decode()
+                           for f in self.frames])
+        uid = 'taotp-player-' + hashlib.sha1(data.encode()).hexdigest()[:12]
+        return _PLAYER.format(uid=uid, data=data, labels=json.dumps(self.labels),
+                              last=len(self.frames) - 1, first=self.labels[0],
+                              interval=int(self.interval), src=json.loads(data)[0])
+
+    def __repr__(self):
+        return f'<kernel-free player: {len(self.frames)} frames>'
+
+
+_PLAYER = '''<div class="taotp-player" id="{uid}">
+<img alt="frame" style="max-width:100%" src="{src}">
+<div style="display:flex;align-items:center;gap:0.5em;font-family:sans-serif;font-size:90%">
+<button type="button" data-step="-1" title="previous frame">&#9664;</button>
+<input type="range" min="0" max="{last}" value="0" style="flex:1" aria-label="frame">
+<button type="button" data-step="1" title="next frame">&#9654;</button>
+<button type="button" data-play="1" title="play or pause">play</button>
+<span class="taotp-label">{first}</span></div>
+<script>(function() {{
+  const root = document.getElementById("{uid}"), frames = {data}, labels = {labels};
+  const img = root.querySelector("img"), range = root.querySelector("input");
+  const label = root.querySelector(".taotp-label"), play = root.querySelector("[data-play]");
+  let timer = null;
+  function show(i) {{
+    i = (i + frames.length) % frames.length;
+    img.src = frames[i]; range.value = i; label.textContent = labels[i];
+  }}
+  range.addEventListener("input", () => show(+range.value));
+  root.querySelectorAll("[data-step]").forEach(b => b.addEventListener("click",
+    () => show(+range.value + +b.dataset.step)));
+  play.addEventListener("click", () => {{
+    if (timer) {{ clearInterval(timer); timer = null; play.textContent = "play"; return; }}
+    play.textContent = "pause";
+    timer = setInterval(() => show(+range.value + 1), {interval});
+  }});
+  root.taotpShow = show;
+}})();</script>
+</div>'''
+
+
+def animate(draw, frames, size=(6.0, 3.5), interval=400, label=None):
+    """A kernel-free slider: ``draw(fig, frame)`` redraws a figure for each frame value.
+
+    Returns a ``Player`` that shows as an HTML image player (frames embedded as
+    small PNGs, a slider and buttons; no kernel, no network), the static-book
+    twin of an ipywidgets slider.  ``label(frame)`` gives the text beside the
+    slider (default ``str(frame)``).
     """
-    from IPython.display import HTML
-    fig = Figure(figsize=size, layout='constrained')
     frames = list(frames)
-
-    def update(i):
-        fig.clear()
-        draw(fig, frames[i])
-        return []
-
-    anim = FuncAnimation(fig, update, frames=len(frames), interval=interval, blit=False)
-    return HTML(anim.to_jshtml(default_mode='once'))
+    images = []
+    for value in frames:
+        fig = figure(size, dpi=FRAME_DPI)
+        draw(fig, value)
+        images.append(png(fig, dpi=FRAME_DPI))
+    return Player(images, [label(v) if label else str(v) for v in frames], interval)

@@ -29,16 +29,15 @@ is how the float32 limits in the chapter are measured.
 import numpy as np
 
 from .blocks import pos_enc_3d, pos_enc_3d_array
-from .decoding import decode_batch
-from .model import causal_mask, embed, layer_norm, transformer_layer
-from .params import base_layer, base_params, check_tokens, validate_params
+from .decoding import decode_batch, last_token_argmax
+from .params import as_dtype, base_layer, base_params
 from .residual import Layout
 
 __all__ = ['build_min_transformer', 'build_max_transformer', 'stretch', 'powerpoints',
            'nextpoint', 'build_sort_transformer', 'min_so_far', 'max_so_far',
-           'sort_reference', 'as_dtype', 'last_token_argmax', 'MIN_LAYOUT', 'SORT_LAYOUT',
+           'sort_reference', 'MIN_LAYOUT', 'SORT_LAYOUT',
            'min_angles', 'random_sort_inputs', 'random_min_inputs', 'sort_errors',
-           'min_errors', 'first_failure', 'tolerated_exponents']
+           'min_errors']
 
 MIN_LAYOUT = Layout([('tok', 3)])
 SORT_LAYOUT = Layout([('p', 3), ('q', 3)])
@@ -252,55 +251,6 @@ def random_min_inputs(vocab_size, length, count, rng, near_zero=True):
     return rows.astype(np.int64)
 
 
-# ----------------------------------------------------------------------------- precision
-
-def as_dtype(params, dtype=np.float32):
-    """A copy of ``params`` with every array (and layer-norm scalar) cast to ``dtype``.
-
-    The forward pass keeps the dtype of its weights, so ``decode_batch`` on the
-    copy computes in that precision (NumPy's default, used everywhere else, is
-    float64).
-    """
-    def cast(value):
-        if isinstance(value, np.ndarray):
-            return value.astype(dtype)
-        if isinstance(value, dict):
-            return {k: cast(v) for k, v in value.items()}
-        if isinstance(value, list):
-            return [cast(v) for v in value]
-        if isinstance(value, float):
-            return dtype(value)
-        return value
-    out = cast(params)
-    if params['out_emb'] is params['tok_emb']:
-        out['out_emb'] = out['tok_emb']
-    return out
-
-
-def last_token_argmax(tokens, params, chunk=None):
-    """Greedy next token after each row of ``tokens`` (batch, n), without full logits.
-
-    Runs the layers on the whole batch but multiplies only the last position by
-    ``out_emb``, ``chunk`` rows at a time (default: about 2e7 logits per chunk),
-    so Min with a vocabulary of millions fits in memory.  Computes in the dtype of ``params`` (see ``as_dtype``).
-    """
-    validate_params(params)
-    tokens = check_tokens(tokens, params)
-    if tokens.ndim != 2:
-        raise ValueError(f'last_token_argmax: tokens must have shape (batch, n); '
-                         f'got {tokens.shape}')
-    mask = causal_mask(tokens.shape[1])
-    chunk = chunk or max(1, int(2e7 // len(params['out_emb'])))
-    out = []
-    for start in range(0, len(tokens), chunk):
-        x = embed(tokens[start:start + chunk], params['tok_emb'], params['pos_emb'])
-        for layer in params['layers']:
-            x = transformer_layer(x, **layer, mask=mask)
-        last = layer_norm(x[:, -1], **params['lnf'])
-        out.append((last @ params['out_emb'].T).argmax(-1))
-    return np.concatenate(out).astype(np.int64)
-
-
 # ----------------------------------------------------------------------------- measured limits
 
 def sort_errors(n, count=50, seed=0, dtype=np.float64, length=None, **scales):
@@ -338,22 +288,3 @@ def min_errors(vocab_size, count=300, length=16, seed=0, dtype=np.float64, hard=
         got = last_token_argmax(inputs, params)
     want = inputs.max(axis=1) if largest else inputs.min(axis=1)
     return int((got != want).sum())
-
-
-def first_failure(sizes, errors):
-    """``(last size with 0 errors before the first failure, first failing size)``.
-
-    ``errors(size)`` returns a count; sizes are tried in order and the sweep
-    stops at the first failure (None if every size passed).
-    """
-    last_ok = None
-    for size in sizes:
-        if errors(size):
-            return last_ok, size
-        last_ok = size
-    return last_ok, None
-
-
-def tolerated_exponents(errors, exponents):
-    """The exponents e (of 10**e) for which ``errors(10.0 ** e)`` is 0, in order."""
-    return [e for e in exponents if errors(10.0 ** e) == 0]

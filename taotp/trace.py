@@ -1,12 +1,13 @@
 """Looking inside a run: attention weights and residual streams of every layer.
 
 ``trace(tokens, params)`` runs the same forward pass as ``transformer`` and keeps
-what plots and checkers need::
+what plots, checkers and MLP fitting need::
 
     t = taotp.trace([0, 3, 1], params)
     t.attn[0]         # (n_heads, n, n) weights of layer 0
     t.resid_pre[0]    # (n, d_model) residual stream entering layer 0
     t.resid_mid[0]    # ... after its attention sub-layer
+    t.mlp_in[0]       # ... normalised, as its MLP reads it
     t.resid_post[0]   # ... after its MLP (= resid_pre[1])
     t.final           # (n, d_model) before the final layer norm
     t.logits          # (n, vocab_size)
@@ -15,6 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .decoding import _variant, check_positions
 from .model import forward
 from .params import check_tokens, validate_params
 
@@ -26,6 +28,7 @@ class Trace:
     attn: list
     resid_pre: list
     resid_mid: list
+    mlp_in: list
     resid_post: list
     final: np.ndarray
 
@@ -40,19 +43,18 @@ class Trace:
         return [post - mid for mid, post in zip(self.resid_mid, self.resid_post)]
 
 
-def trace(tokens, params, positions=None):
-    """Run ``params`` on ``tokens`` (1-D) and record every intermediate."""
+def trace(tokens, params, positions=None, norm='layer', post_ln=False):
+    """Run ``params`` on ``tokens`` ((n,), or a batch (..., n)) and record every intermediate."""
     validate_params(params)
-    tokens = check_tokens(tokens, params, allow_batch=False, window=positions is not None)
+    variant = _variant(norm, post_ln, 'trace')
+    tokens = check_tokens(tokens, params, window=positions is not None)
+    positions = check_positions(positions, params, tokens.shape[-1])
     record = []
-    logits = forward(tokens, positions=positions, record=record, **params)
+    logits = forward(tokens, positions=positions, record=record, **variant, **params)
     layers, final = record[:-1], record[-1]['final']
-    return Trace(tokens=tokens, logits=logits,
-                 attn=[r['attn'] for r in layers],
-                 resid_pre=[r['resid_pre'] for r in layers],
-                 resid_mid=[r['resid_mid'] for r in layers],
-                 resid_post=[r['resid_post'] for r in layers],
-                 final=final)
+    return Trace(tokens=tokens, logits=logits, final=final,
+                 **{key: [r[key] for r in layers]
+                    for key in ('attn', 'resid_pre', 'resid_mid', 'mlp_in', 'resid_post')})
 
 
 def residual_stream(tokens, params, positions=None):

@@ -1,9 +1,14 @@
 """Checking a program against a plain-Python reference, exhaustively or on samples.
 
-    >>> report = verify(run, reference, inputs, scope='all 100 pairs')
+    >>> report = verify(lambda x: x * 2, lambda x: x + x, range(100), scope='all 100 inputs')
     >>> report.ok, report.n_checked, report.n_wrong
+    (True, 100, 0)
+    >>> print(verify(lambda x: x * 2, lambda x: x + 1, [1, 2, 3], scope='three'))
+    checked 3 inputs (three): 2 wrong; first failure: input 2, expected 3, got 4
 """
 from dataclasses import dataclass, field
+
+import numpy as np
 
 
 @dataclass
@@ -48,7 +53,6 @@ def verify(run, reference, inputs, scope='', equal=None):
 
 def verify_batch(outputs, expected, inputs, scope=''):
     """Vectorised variant: row i of ``outputs`` must equal row i of ``expected``."""
-    import numpy as np
     outputs, expected = np.asarray(outputs), np.asarray(expected)
     bad = np.flatnonzero(np.any(outputs.reshape(len(outputs), -1)
                                 != expected.reshape(len(expected), -1), axis=1))
@@ -57,3 +61,22 @@ def verify_batch(outputs, expected, inputs, scope=''):
         i = bad[0]
         first = (np.asarray(inputs)[i].tolist(), expected[i].tolist(), outputs[i].tolist())
     return Report(len(outputs), len(bad), scope, first)
+
+
+def first_failure(sizes, errors):
+    """``(last size with 0 errors before the first failure, first failing size)``.
+
+    ``errors(size)`` returns a count; sizes are tried in order and the sweep
+    stops at the first failure (None if every size passed).
+    """
+    last_ok = None
+    for size in sizes:
+        if errors(size):
+            return last_ok, size
+        last_ok = size
+    return last_ok, None
+
+
+def tolerated_exponents(errors, exponents):
+    """The exponents e (of 10**e) for which ``errors(10.0 ** e)`` is 0, in order."""
+    return [e for e in exponents if errors(10.0 ** e) == 0]

@@ -10,7 +10,7 @@ def rng():
 
 @pytest.fixture
 def short_time_limit(monkeypatch):
-    """Make checkers give up on a submission after 0.5 s instead of their usual limit."""
+    """Make checkers give up on a submission after 0.2 s instead of their usual limit."""
     import taotp.exercises.guard as guard
     original = guard.call
-    monkeypatch.setattr(guard, 'call', lambda *a, **k: original(*a, **{**k, 'seconds': 0.5}))
+    monkeypatch.setattr(guard, 'call', lambda *a, **k: original(*a, **{**k, 'seconds': 0.2}))

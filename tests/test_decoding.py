@@ -94,7 +94,7 @@ def test_sampling_arguments_are_checked(rng):
         taotp.decode([1], params, 3, temperature=1.0)
     with pytest.raises(ParamsError, match='temperature must be >= 0'):
         taotp.decode([1], params, 3, temperature=-1, rng=rng)
-    with pytest.raises(ParamsError, match='max_steps must be >= 0'):
+    with pytest.raises(ParamsError, match='max_steps must be an integer >= 0'):
         taotp.decode([1], params, -2)
     with pytest.raises(ParamsError, match='1-D sequence'):
         taotp.decode([[1, 2]], params, 2)

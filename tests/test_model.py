@@ -10,6 +10,7 @@ SHAPES = [  # (vocab, block, d_model, layers, heads, d_head, d_ff)
     dict(vocab_size=7, block_size=12, d_model=6, n_layers=3, n_heads=2, d_head=3, d_ff=0),
     dict(vocab_size=4, block_size=10, d_model=5, n_layers=2, n_heads=4, d_head=2, d_ff=7),
     dict(vocab_size=9, block_size=6, d_model=3, n_layers=0),
+    dict(vocab_size=6, block_size=7, d_model=4, n_layers=2, n_heads=0, d_head=2, d_ff=3),
 ]
 
 
@@ -86,11 +87,136 @@ def test_multi_level_positions_add_one_row_per_table(rng):
     assert logits.shape == (2, 7)
 
 
-def test_post_ln_and_rms_variants_differ_from_pre_ln(rng):
+# ----------------------------------------------------------------------------- every path vs the reference
+
+VARIANTS = [dict(norm=n, post_ln=p) for n in ('layer', 'rms', 'none') for p in (False, True)]
+VARIANT_IDS = [f"{v['norm']}-{'post' if v['post_ln'] else 'pre'}" for v in VARIANTS]
+
+
+def reference_logits(tokens, params, positions=None, **variant):
+    return naive_transformer(list(tokens), params['tok_emb'], params['pos_emb'], params['out_emb'],
+                             params['layers'], params['lnf'], positions=positions, **variant)
+
+
+def close(got, want):
+    np.testing.assert_allclose(got, want, rtol=1e-9, atol=1e-9 * np.abs(want).max())
+
+
+def variant_params(rng, variant, **shape):
+    """Random params whose scale keeps the norm-free variant from overflowing."""
+    scale = 0.5 if variant['norm'] == 'none' else 1.0
+    params = taotp.random_params(rng, scale=scale, **shape)
+    params['lnf'] = {'gamma': rng.normal(size=params['tok_emb'].shape[1]), 'beta': 0.2}
+    if params['layers']:
+        params['layers'][0]['ln2'] = {'gamma': 1.3, 'beta': rng.normal(size=params['tok_emb'].shape[1])}
+    return params
+
+
+@pytest.mark.parametrize('variant', VARIANTS, ids=VARIANT_IDS)
+def test_every_variant_matches_the_reference(variant, rng):
+    for shape in SHAPES:
+        params = variant_params(rng, variant, **shape)
+        tokens = rng.integers(0, shape['vocab_size'], size=shape['block_size'])
+        close(taotp.transformer(tokens, **params, **variant),
+              reference_logits(tokens, params, **variant))
+
+
+@pytest.mark.parametrize('variant', VARIANTS, ids=VARIANT_IDS)
+def test_cached_logits_match_the_reference(variant, rng):
+    params = variant_params(rng, variant, block_size=14, n_layers=2, n_heads=3)
+    tokens = rng.integers(0, 7, size=14)
+    cache = taotp.KVCache(params, 14, **variant)
+    pieces = [cache.extend(tokens[:5])] + [cache.extend(tokens[i:i + 3]) for i in (5, 8, 11)]
+    close(np.vstack(pieces), reference_logits(tokens, params, **variant))
+
+
+@pytest.mark.parametrize('variant', VARIANTS, ids=VARIANT_IDS)
+def test_batched_last_position_and_teacher_forced_paths_match_the_reference(variant, rng):
+    params = variant_params(rng, variant, block_size=9, n_layers=2, n_heads=2, d_ff=6)
+    batch = rng.integers(0, 7, size=(6, 9))
+    want = np.stack([reference_logits(row, params, **variant) for row in batch])
+    close(taotp.transformer_batch(batch, params, **variant), want)
+    close(taotp.model.forward(batch, logits_at=-1, **taotp.decoding._variant(
+        variant['norm'], variant['post_ln'], 'test'), **params)[:, 0], want[:, -1])
+    np.testing.assert_array_equal(taotp.last_token_argmax(batch, params, chunk=4, **variant),
+                                  want[:, -1].argmax(-1))
+    np.testing.assert_array_equal(
+        taotp.teacher_forced_argmax(batch, params, 4, chunk=5, **variant),
+        want[:, 3:8].argmax(-1))
+    full = np.concatenate([batch, batch[:, :1]], axis=1)      # the last token is never fed
+    np.testing.assert_array_equal(
+        taotp.teacher_forced_argmax(full, params, 9, **variant), want[:, 8:].argmax(-1))
+
+
+@pytest.mark.parametrize('variant', VARIANTS, ids=VARIANT_IDS)
+def test_multi_level_positions_match_the_reference(variant, rng):
+    params = variant_params(rng, variant, block_size=5, n_layers=1, n_heads=2)
+    second = rng.normal(size=(4, 8))
+    params['pos_emb'] = [params['pos_emb'], second]
+    tokens = rng.integers(0, 7, size=7)   # longer than either table: ids repeat
+    ids = [np.array([0, 1, 2, 3, 4, 1, 2]), np.array([0, 0, 1, 1, 2, 3, 3])]
+    want = reference_logits(tokens, params, positions=ids, **variant)
+    close(taotp.transformer(tokens, **params, positions=np.array(ids), **variant), want)
+    cache = taotp.KVCache(params, 7, **variant)
+    got = np.vstack([cache.extend(tokens[:3], [i[:3] for i in ids]),
+                     cache.extend(tokens[3:], [i[3:] for i in ids])])
+    close(got, want)
+
+
+@pytest.mark.parametrize('variant', VARIANTS, ids=VARIANT_IDS)
+def test_decoders_follow_the_reference_argmax(variant, rng):
+    """Greedy, cached, uncached, windowed and batched decoding pick the reference's argmax."""
+    params = variant_params(rng, variant, block_size=6, n_layers=2, n_heads=2)
+    prompt = [1, 4]
+    out = taotp.decode(prompt, params, 10, window=True, **variant)
+    for i in range(len(prompt), len(out)):
+        window = out[max(0, i - 6):i]
+        assert out[i] == reference_logits(window, params, **variant)[-1].argmax()
+    for cache in (True, False):
+        np.testing.assert_array_equal(
+            taotp.decode(prompt, params, 10, window=True, cache=cache, **variant), out)
+        np.testing.assert_array_equal(taotp.decode(prompt, params, 4, cache=cache, **variant),
+                                      out[:6])
+    batch = np.array([prompt, [3, 3], [0, 6]])
+    got = taotp.decode_batch(batch, params, 4, chunk=2, **variant)
+    for row, decoded in zip(batch, got):
+        np.testing.assert_array_equal(decoded, taotp.decode(row, params, 4, **variant))
+
+
+def test_trace_records_the_mlp_input_of_every_variant(rng):
+    params = taotp.random_params(rng, n_layers=2)
+    for variant in VARIANTS[:2]:
+        t = taotp.trace([1, 2, 3], params, **variant)
+        fn = taotp.model.norm_function(variant['norm'])
+        ln2 = params['layers'][0]['ln2']
+        want = t.resid_mid[0] if variant['post_ln'] else fn(t.resid_mid[0], **ln2)
+        np.testing.assert_allclose(t.mlp_in[0], want)
+
+
+def test_distinct_mlp_rows_give_the_same_numbers(rng):
+    M1 = np.zeros((5, 40))
+    M1[2] = rng.normal(size=40)
+    b1, M2, b2 = rng.normal(size=40), rng.normal(size=(40, 5)), rng.normal(size=5)
+    x = rng.normal(size=(300, 5))
+    x[:, 2] = rng.integers(0, 7, size=300)        # few distinct values in the coordinate read
+    np.testing.assert_array_equal(taotp.model.mlp(x, M1, b1, M2, b2, rows='distinct'),
+                                  taotp.model.mlp(x, M1, b1, M2, b2))
+    with pytest.raises(ValueError, match="rows must be 'all' or 'distinct'"):
+        taotp.model.mlp(x, M1, b1, M2, b2, rows='unique')
+
+
+def test_mlp_runs_in_blocks_with_the_same_result(rng, monkeypatch):
+    M1, b1 = rng.normal(size=(4, 30)), rng.normal(size=30)
+    M2, b2 = rng.normal(size=(30, 4)), rng.normal(size=4)
+    x = rng.normal(size=(2, 50, 4))
+    whole = taotp.model.mlp(x, M1, b1, M2, b2)
+    monkeypatch.setattr(taotp.model, 'MLP_BLOCK', 64)       # two rows at a time
+    np.testing.assert_allclose(taotp.model.mlp(x, M1, b1, M2, b2), whole, rtol=1e-14)
+
+
+def test_unknown_variants_are_named(rng):
     params = taotp.random_params(rng)
-    pre = taotp.transformer([1, 2, 3], **params)
-    np.testing.assert_allclose(taotp.transformer_variant([1, 2, 3], params), pre)
-    assert not np.allclose(taotp.transformer_variant([1, 2, 3], params, post_ln=True), pre)
-    assert not np.allclose(taotp.transformer_variant([1, 2, 3], params, norm='rms'), pre)
-    with pytest.raises(taotp.ParamsError, match="norm must be 'layer' or 'rms'"):
+    with pytest.raises(taotp.ParamsError, match="norm must be one of 'layer', 'rms', 'none'; got 'batch'"):
         taotp.transformer_variant([1], params, norm='batch')
+    with pytest.raises(taotp.ParamsError, match='post_ln must be True or False'):
+        taotp.decode([1], params, 2, post_ln='yes')

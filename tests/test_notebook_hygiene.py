@@ -1,6 +1,7 @@
 """Every stored notebook is runnable as stored: python3 kernel, quiet, errors only where tagged."""
 from pathlib import Path
 
+import jupytext
 import nbformat
 import pytest
 
@@ -49,7 +50,7 @@ def test_animations_and_widgets_are_not_compared(path):
             continue
         kinds = {k for out in cell.get('outputs', []) for k in out.get('data', {})}
         volatile = 'application/vnd.jupyter.widget-view+json' in kinds or any(
-            'new Animation' in str(out.get('data', {}).get('text/html', ''))
+            'taotp-player' in str(out.get('data', {}).get('text/html', ''))
             for out in cell.get('outputs', []))
         if volatile:
             assert 'nbval-ignore-output' in cell.metadata.get('tags', []), \
@@ -60,3 +61,25 @@ def test_every_chapter_is_in_the_table_of_contents():
     toc = (ROOT / '_toc.yml').read_text()
     for path in (ROOT / 'book').glob('*.ipynb'):
         assert f'book/{path.stem}' in toc, f'{path.name} is not in _toc.yml'
+
+
+@pytest.mark.parametrize('path', NOTEBOOKS, ids=IDS)
+def test_notebook_and_its_script_are_in_sync(path):
+    """The percent script is the reviewed source; the notebook must hold the same cells."""
+    script = path.with_suffix('.py')
+    assert script.exists(), f'{script.name} is missing: run jupytext --sync {path.name}'
+    pairing = nbformat.read(path, as_version=4).metadata.get('jupytext', {}).get('formats')
+    assert pairing == 'ipynb,py:percent', f'{path.name} is not paired (jupytext metadata)'
+    assert 'formats: ipynb,py:percent' in script.read_text()
+    text, notebook = jupytext.read(script), jupytext.read(path)
+    assert len(text.cells) == len(notebook.cells), 'different numbers of cells'
+    for i, (a, b) in enumerate(zip(text.cells, notebook.cells)):
+        assert (a.cell_type, a.source) == (b.cell_type, b.source), \
+            f'cell {i} differs: run tools/run_notebooks.py {script}'
+        assert a.metadata.get('tags', []) == b.metadata.get('tags', []), f'cell {i}: tags differ'
+
+
+def test_every_script_has_a_notebook():
+    for folder in ('book', 'exercises', 'solutions'):
+        for script in (ROOT / folder).glob('*.py'):
+            assert script.with_suffix('.ipynb').exists(), f'{script} has no notebook'

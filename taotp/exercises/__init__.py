@@ -1,7 +1,7 @@
 """Checkers for the book's puzzles.
 
-    >>> from taotp.exercises import check
-    >>> check('1.3', my_decode)          # prints one line: PASS 1.3 · ... or NOT YET 1.3 · ...
+    from taotp.exercises import check
+    check('1.3', my_decode)          # prints one line: PASS 1.3 · ... or NOT YET 1.3 · ...
 
 Every checker accepts anything (None, wrong types, NaN, code that raises or
 loops) and reports it instead of crashing; it states what it checked and, on

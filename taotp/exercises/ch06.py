@@ -6,11 +6,11 @@ puzzle says otherwise (6.19 drops the padding).
 """
 import numpy as np
 
-from ..addition import (EQUALS, PLUS, addition_prompts, batch_rows,
-                        build_decimal_addition_transformer, min_sep, mlp_keys)
+from ..addition import (EQUALS, PLUS, addition_prompts, build_decimal_addition_transformer,
+                        min_sep, mlp_keys)
 from ..blocks import pos_enc_3d_array
-from ..decoding import decode_batch
-from ..model import forward, layer_norm
+from ..decoding import decode_batch, teacher_forced_argmax
+from ..trace import trace
 from ..params import block_size, config, count_params
 from . import guard
 from .registry import Puzzle, checker
@@ -76,19 +76,6 @@ def _need(params, vocab, length):
                       f'{block_size(params)}')
 
 
-def _predictions(params, seqs, positions):
-    """Argmax predictions at ``positions`` of each sequence, one forward pass per chunk."""
-    seqs = np.asarray(seqs)
-    step = batch_rows(params, seqs.shape[1])
-    out = []
-    for start in range(0, len(seqs), step):
-        logits = guard.run_program(forward, seqs[start:start + step], params['tok_emb'],
-                                   params['pos_emb'], params['out_emb'], params['layers'],
-                                   params['lnf'], on='the prompts')
-        out.append(logits[:, positions].argmax(-1))
-    return np.concatenate(out)
-
-
 def _decode_check(params, prompts, want, label):
     """Is greedy decoding right on every prompt?  First wrong prompt -> Finding.
 
@@ -102,8 +89,8 @@ def _decode_check(params, prompts, want, label):
     if block_size(params) < n_prompt + n_out - 1:
         raise Finding(f'block_size must be at least {n_prompt + n_out - 1} for this task; got '
                       f'{block_size(params)}')
-    seqs = np.concatenate([prompts, want[:, :-1]], axis=1)
-    pred = _predictions(params, seqs, list(range(n_prompt - 1, n_prompt + n_out - 1)))
+    seqs = np.concatenate([prompts, want], axis=1)
+    pred = guard.run_program(teacher_forced_argmax, seqs, params, n_prompt, on='the prompts')
     bad = np.flatnonzero((pred != want).any(1))
     if len(bad):
         i = bad[0]
@@ -126,15 +113,8 @@ def _mlp_row(params):
 
 def _keys(params, seqs, positions, row):
     """The layer-normed MLP input coordinate ``row`` at ``positions`` of each sequence."""
-    seqs = np.asarray(seqs)
-    step = batch_rows(params, seqs.shape[1])
-    keys = []
-    for start in range(0, len(seqs), step):
-        record = []
-        guard.run_program(lambda: forward(seqs[start:start + step], record=record, **params))
-        mid = record[0]['resid_mid']
-        keys.append(layer_norm(mid, **params['layers'][0]['ln2'])[:, positions, row])
-    return np.concatenate(keys)
+    mlp_in = guard.run_program(lambda: trace(np.asarray(seqs), params).mlp_in[0])
+    return mlp_in[:, positions, row]
 
 
 def _digits_of(values, n):

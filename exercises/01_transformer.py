@@ -1,0 +1,159 @@
+# ---
+# jupyter:
+#   jupytext:
+#     formats: ipynb,py:percent
+#     notebook_metadata_filter: -jupytext.text_representation.jupytext_version
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#       format_version: '1.3'
+#   kernelspec:
+#     display_name: Python 3
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # Puzzles for Chapter 1: The Transformer
+#
+# [![Open in Colab](https://colab.research.google.com/assets/colab-badge.svg)](https://colab.research.google.com/github/taotp/taotp-book/blob/main/exercises/01_transformer.ipynb)
+#
+# Each checked puzzle ends with `check("1.N", your_answer)`. It prints one line: `PASS`
+# with what exactly was checked, or `NOT YET` with the first input that broke, what was
+# expected and what your answer gave. Unfinished answers are fine: the checkers report,
+# they never crash. Reflection puzzles have no checker; their discussion is in
+# `solutions/01_transformer.ipynb`. Run `progress()` at the end for a summary.
+
+# %%
+# On Colab, install the book's package first; anywhere else this does nothing.
+import sys, subprocess
+if 'google.colab' in sys.modules:
+    subprocess.run([sys.executable, '-m', 'pip', 'install', '-q',
+                    'taotp @ git+https://github.com/taotp/taotp-book'], check=True)
+import numpy as np
+import taotp
+from taotp.exercises import check, progress
+
+
+# %% [markdown]
+# ## Puzzle 1.1 · How short can it get? (open-ended, no checker)
+#
+# The forward pass in `taotp/model.py` is about thirty readable lines. How far can you
+# shrink it while it still computes the same logits? How far if you stop caring about
+# readability? (You can test a candidate against `taotp.transformer` on
+# `taotp.random_params(np.random.default_rng(0))`.)
+
+# %% [markdown]
+# ## Puzzle 1.2 · A two-line attention (no checker)
+#
+# Here is a compact alternative to `self_attn`, with its parentheses repaired (the printed
+# version puts `axis=1` inside the wrong call):
+#
+# ```python
+# def attn_two_lines(x, Q, K, V, P, mask):
+#     a = softmax(np.where(mask[..., None], np.einsum('ia,jb,hac,hbc->ijh', x, x, Q, K), -1e20), axis=1)
+#     return np.einsum('ijh,jb,hbc,hdc', a, x, V, P)
+# ```
+#
+# (We renamed the einsum letters; the book calls this function `self_attn2`.)
+#
+# List every way in which it differs from ours. Try it before reading the solution.
+
+# %% [markdown]
+# ## Puzzle 1.3 · Stop recomputing the past (budget: same tokens, at least 1.5x faster)
+#
+# The naive decoding loop runs the whole transformer on the whole sequence for every new
+# token. Write `decode_fast(tokens, params, max_steps, eos)` that returns exactly what
+# `taotp.decode(tokens, params, max_steps, eos, cache=False)` returns, without repeating
+# work for positions it has already processed. The checker compares tokens on random
+# programs and times 120 steps against the naive loop.
+
+# %%
+def decode_fast(tokens, params, max_steps, eos=None):
+    return None  # your code here
+
+check('1.3', decode_fast)
+
+
+# %% [markdown]
+# ## Puzzle 1.4 · Matrix products instead of einsum
+#
+# Re-implement `transformer(tokens, tok_emb, pos_emb, out_emb, layers, lnf)` using `@`
+# wherever you can. It must return the same logits as `taotp.transformer` to 1e-9.
+
+# %%
+def transformer_at(tokens, tok_emb, pos_emb, out_emb, layers, lnf):
+    return None  # your code here
+
+check('1.4', transformer_at)
+
+
+# %% [markdown]
+# ## Puzzle 1.5 · Another language (no checker)
+#
+# Port the forward pass to another language (C, Rust, JavaScript, ...). How short and how
+# fast can you make it?
+
+# %% [markdown]
+# ## Puzzle 1.6 · Temperature sampling
+#
+# Write `sample_decode(tokens, params, max_steps, temperature, rng)` that samples each
+# next token from $\operatorname{softmax}(\text{logits}/T)$ using the
+# `numpy.random.Generator` it is given (no global random state). Near $T = 0$ it must agree
+# with greedy decoding.
+
+# %%
+def sample_decode(tokens, params, max_steps, temperature, rng):
+    return None  # your code here
+
+check('1.6', sample_decode)
+
+
+# %% [markdown]
+# ## Puzzle 1.7 · Decoding past the block size
+#
+# `taotp.decode` refuses to go beyond `block_size` positions. Write
+# `decode_window(tokens, params, n_steps)` that always feeds the transformer the last
+# `block_size` tokens (positions 0 to `block_size - 1`) and so can run for any number of
+# steps.
+
+# %%
+def decode_window(tokens, params, n_steps):
+    return None  # your code here
+
+check('1.7', decode_window)
+
+
+# %% [markdown]
+# ## Puzzle 1.8 · Scrambling the residual basis
+#
+# Write a function `scramble_transformer` that takes a program's five pieces (`tok_emb`,
+# `pos_emb`, `out_emb`, `layers`, `lnf`) and a matrix `M`, and returns the five pieces
+# rewritten, in the same order, so that the new token embedding is `tok_emb @ M` and the
+# logits stay exactly the same. Which weights have to
+# change? The checker uses orthonormal matrices `M` that also map $(1, \dots, 1)$ to
+# itself. Why does it have to? What goes wrong for a general orthonormal `M`, or for one
+# that is not orthonormal at all?
+
+# %%
+def scramble_transformer(tok_emb, pos_emb, out_emb, layers, lnf, basis):
+    return None  # your code here
+
+check('1.8', scramble_transformer)
+
+# %% [markdown]
+# ## Puzzle 1.9 · Place your bets (no checker)
+#
+# Before reading on, guess: how many layers will the book's programs use on average? How
+# wide will the residual stream be? How many parameters, and what fraction of them zero?
+# Attention or MLP, which gets used more? Write your guesses down and compare them with the
+# index of programs at the end of the book.
+
+# %% [markdown]
+# ## Puzzle 1.10 · A better architecture? (open-ended, no checker)
+#
+# What would you change in the transformer to make it better? Answer now, and again after
+# the last chapter.
+
+# %%
+progress(chapter=1)

@@ -1,0 +1,148 @@
+# ---
+# jupyter:
+#   jupytext:
+#     formats: ipynb,py:percent
+#     notebook_metadata_filter: -jupytext.text_representation.jupytext_version
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#       format_version: '1.3'
+#   kernelspec:
+#     display_name: Python 3
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # Exercises 2 · Hello World
+#
+# [![Open in Colab](https://colab.research.google.com/assets/colab-badge.svg)](https://colab.research.google.com/github/taotp/taotp-book/blob/main/exercises/02_hello_world.ipynb)
+#
+# Fill in each starter cell and run the `check` line below it. A checker prints `PASS` with
+# what it verified, or `NOT YET` with the first input that went wrong. Token ids for Hello
+# World come from `taotp.message_tokenizer(message)` (`<bos>` = 0, `<eos>` = 1, then the
+# characters in order of first appearance); you may instead pass `(params, tokenizer)`.
+
+# %% tags=["hide-input"]
+# On Colab, install the book's package first; anywhere else this does nothing.
+import sys, subprocess
+if 'google.colab' in sys.modules:
+    subprocess.run([sys.executable, '-m', 'pip', 'install', '-q',
+                    'taotp @ git+https://github.com/taotp/taotp-book'], check=True)
+import numpy as np
+import taotp
+from taotp.exercises import check, ch02
+
+
+# %% [markdown]
+# ## Puzzle 2.1 · Repeat the last token (budget: 0 layers, at most 3 · vocab_size parameters)
+#
+# Write `build(vocab_size)` returning a 0-layer program that, after any prompt, keeps
+# printing the prompt's last token forever. Apart from an all-zero `pos_emb` (any
+# `block_size`), it may use at most `3 * vocab_size` parameters as counted by
+# `taotp.count_params` (a tied `out_emb` is counted once).
+
+# %%
+def build_repeater(vocab_size):
+    return None   # your program here
+
+
+# %%
+check('2.1', build_repeater)
+
+
+# %% [markdown]
+# ## Puzzle 2.2 · Sparse versions (budget: V resp. V + B non-zero parameters)
+#
+# (1) The repeater again, now with at most `vocab_size` non-zero parameters. (2) Hello World
+# with at most `vocab_size + block_size` = 11 + 13 = 24 non-zero parameters. (3) How many
+# parameters, zeros included, do your two programs have? (The checker prints them.)
+# Answer with the pair `(build_sparse_repeater, hello_params)`.
+
+# %%
+def build_sparse_repeater(vocab_size):
+    return None   # your program here
+
+sparse_hello = None   # a params dict (or (params, tokenizer)) printing Hello World
+
+# %%
+check('2.2', (build_sparse_repeater, sparse_hello))
+
+# %% [markdown]
+# ## Puzzle 2.3 · Train it (training puzzle, no checker)
+#
+# Instead of setting the weights, learn them: train a transformer with gradient descent to
+# print "Hello World!". How small can it be and still learn? Below is a harness that trains
+# the tied 0-layer model with Adam (`ch02.train_hello_world`, analytic gradients through the
+# final layer norm); change `d_model`, the steps, the learning rate or the seed, or write
+# your own trainer. `ch02.trained_result` reports whether a program prints the message and
+# how many parameters it has; there is no pass/fail on size.
+
+# %%
+trained, trained_tok, losses = ch02.train_hello_world(d_model=3, steps=1500, lr=0.05,
+                                                      rng=np.random.default_rng(0))
+print(f'loss {losses[0]:.3f} -> {losses[-1]:.3f}')
+print(ch02.trained_result((trained, trained_tok)))
+
+# %% [markdown]
+# ## Puzzle 2.4 · No position embedding (budget: pos_emb all zero)
+#
+# With `pos_emb` all zero, print `Hel Word!` (the symbols H, e, l, ␣, W, o, r, d, ! never
+# repeat) then `<eos>`. You may untie `out_emb` from `tok_emb`. Use
+# `taotp.message_tokenizer('Hel Word!')` for the ids.
+
+# %%
+hel_word = None   # your params here
+
+# %%
+check('2.4', hel_word)
+
+# %% [markdown]
+# ## Puzzle 2.5 · No position embedding, repeated symbols (budget: pos_emb all zero)
+#
+# Now the full "Hello World!" with an all-zero `pos_emb`. The symbol `l` is followed by `l`,
+# `o` and `d` at different places, so the current token alone cannot decide; you will need
+# at least one layer to work out where you are.
+
+# %%
+hello_no_pos = None   # your params here
+
+# %%
+check('2.5', hello_no_pos)
+
+# %% [markdown]
+# ## Puzzle 2.6 · RMSNorm (answer: a number, or a program)
+#
+# If the model used RMSNorm (no centring) instead of layer norm, one dimension would be
+# freed. How many parameters would Hello World need then (message tokenizer)? Answer with the
+# number, or with a program that prints Hello World under
+# `taotp.decode_variant(..., norm='rms')` using that many parameters.
+
+# %%
+rms_answer = None   # a number or a params dict
+
+# %%
+check('2.6', rms_answer)
+
+# %% [markdown]
+# ## Puzzle 2.7 · Integer parameters only
+#
+# Print "Hello World!" with every entry of every embedding and layer an integer.
+
+# %%
+hello_int = None   # your params here
+
+# %%
+check('2.7', hello_int)
+
+# %% [markdown]
+# ## Puzzle 2.8 · Positive parameters only
+#
+# Print "Hello World!" with every entry of every embedding and layer strictly positive
+# (layer-norm gamma and beta are not parameters here).
+
+# %%
+hello_pos = None   # your params here
+
+# %%
+check('2.8', hello_pos)

@@ -1,0 +1,168 @@
+# ---
+# jupyter:
+#   jupytext:
+#     formats: ipynb,py:percent
+#     notebook_metadata_filter: -jupytext.text_representation.jupytext_version
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#       format_version: '1.3'
+#   kernelspec:
+#     display_name: Python 3
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # Puzzles for Chapter 3: Lookup Table
+#
+# [![Open in Colab](https://colab.research.google.com/assets/colab-badge.svg)](https://colab.research.google.com/github/taotp/taotp-book/blob/main/exercises/03_lookup_table.ipynb)
+#
+# Checked puzzles end with `check("3.N", your_answer)`, which prints one line: `PASS` and what
+# exactly was verified, or `NOT YET` with the first input that went wrong. Unfinished answers
+# are fine; the checkers never crash. Puzzle 3.1 is a training experiment (a harness and a
+# result check, no verdict); the others without a checker are questions to think about, with
+# worked answers in `solutions/03_lookup_table.ipynb`.
+
+# %%
+# On Colab, install the book's package first; anywhere else this does nothing.
+import sys, subprocess
+if 'google.colab' in sys.modules:
+    subprocess.run([sys.executable, '-m', 'pip', 'install', '-q',
+                    'taotp @ git+https://github.com/taotp/taotp-book'], check=True)
+import numpy as np
+import taotp
+from taotp.exercises import check, progress
+
+# %% [markdown]
+# ## Puzzle 3.1 · Learn the table instead of building it (training; no checker)
+#
+# Train a transformer with an ordinary optimiser (any framework you like) so that it answers
+# the lookup queries of a fixed table, without setting any weight by hand. What data do you
+# train on, and how do you convince yourself that no prefix, however unlucky, makes it fail?
+#
+# The harness below builds a seeded table, queries with random prefixes and queries whose
+# prefixes are cut from other keys (a nastier case: the prefix looks like table entries). Put
+# your trained weights into a params dict (`taotp.base_params` gives the format) and run the
+# result check.
+
+# %%
+rng = np.random.default_rng(31)
+ks, vs = taotp.random_lookup_table(100, 5, 50, rng)          # 100 keys of 5 tokens, vocab 50
+train_x = taotp.lookup_queries(ks, 10, 50, rng)               # one random prefix per key
+print('a training input:', train_x[0].tolist(), '-> target', vs[0])
+
+trained_params = None   # your trained program here (vocab 50, block size >= 15)
+
+if trained_params is None:
+    print('no trained program yet')
+else:
+    for mode in ('random', 'keys'):
+        right = taotp.lookup_precision(trained_params, ks, vs, 10, np.random.default_rng(1),
+                                       mode=mode)
+        print(f'prefixes: {mode:>6}: {right:.1%} right')
+
+
+# %% [markdown]
+# ## Puzzle 3.2 · Concatenate instead of hashing (budget: one layer)
+#
+# Rebuild the untied lookup of Section 3.5 so that the last position keeps a *separate* copy
+# of each key token (one slot per relative position) instead of a hash summed into shared
+# dimensions. Write `build(ks, vs, vocab_size, block_size, prefix_len)` returning params;
+# `prefix_len` is the key length (the book's name) and `out_emb` need not equal `tok_emb`.
+# The checker builds two seeded tables and requires at least 99 % of the keys to come out
+# right behind random prefixes.
+
+# %%
+def build(ks, vs, vocab_size, block_size, prefix_len):
+    return None  # your construction here
+
+check('3.2', build)
+
+
+# %% [markdown]
+# ## Puzzle 3.3 · Layer norm nearly fixes a random sphere point (no checker)
+#
+# Let $v_d$ be a uniformly random point on the sphere of radius $\sqrt d$ in $\mathbb R^d$.
+# Show that $v_d \cdot \mathrm{layer\_norm}(v_d)/d \to 1$ as $d \to \infty$.
+
+# %% [markdown]
+# ## Puzzle 3.4 · Sums of sphere points (no checker)
+#
+# Now add up several independent such points, $S = \sum_{i=0}^{k} v_d(i)$, and find the limit
+# of $S \cdot \mathrm{layer\_norm}(S)/d$. (The book writes $\sqrt k$; count the terms.) Which
+# assumption about the $v_d(i)$ do you need?
+
+# %% [markdown]
+# ## Puzzle 3.5 · One coordinate of a sphere point (no checker)
+#
+# For $x$ uniform on the unit sphere in $\mathbb R^n$, show that $(x_1 + 1)/2$ follows
+# $\mathrm{Beta}(\frac{n-1}{2}, \frac{n-1}{2})$, so $x_1$ has mean 0 and variance $1/n$.
+
+# %% [markdown]
+# ## Puzzle 3.6 · Normalise the hashes (budget: one layer)
+#
+# In the untied construction every `out_emb` row is a plain sum of key hashes. Does layer
+# normalising each hash before adding it help? What about normalising the finished `out_emb`
+# rows instead? Write a modified builder that takes the same arguments as
+# `taotp.build_untied_transformer` (table, vocabulary size, block size, key length, token
+# dims, rng).
+# The checker compares it with the book's on a 1,000-entry table over 1,000 tokens at
+# `tok_dims` 30 (mean of three seeds) and passes when yours is at least 2 points better.
+
+# %%
+def build_better(ks, vs, vocab, block, key_len, tok_dims, rng=None):
+    return None  # your construction here
+
+check('3.6', build_better)
+
+
+# %% [markdown]
+# ## Puzzle 3.7 · PostLN (no budget)
+#
+# The original transformer normalises *after* each residual addition (PostLN):
+# $x \leftarrow \mathrm{LN}(x + \mathrm{attn}(x))$, then $x \leftarrow \mathrm{LN}(x +
+# \mathrm{MLP}(x))$. Write `build(ks, vs, vocab_size, block_size)` whose program solves
+# Lookup Table on that architecture; the checker runs it with
+# `taotp.transformer_variant(tokens, params, post_ln=True)` and wants every key right, behind
+# random prefixes and behind prefixes made of other keys.
+
+# %%
+def build_postln(ks, vs, vocab_size, block_size):
+    return None  # your construction here
+
+check('3.7', build_postln)
+
+# %% [markdown]
+# ## Puzzle 3.8 · More text, longer keys (experiment; no checker)
+#
+# Redo the *Romeo and Juliet* generation of the chapter with many more n-grams and longer
+# keys (`taotp.ngram_table(words, n_entries, key_len)`). Does the output read better?
+
+# %% [markdown]
+# ## Puzzle 3.9 · The 20 % ceiling (no checker)
+#
+# With 1,000 entries over a vocabulary of only 10 tokens, the tied construction stalls near
+# 20-25 % however wide the model is. Explain why. (The book's author asks to be told.)
+
+# %% [markdown]
+# ## Puzzle 3.10 · A tighter width bound (no checker)
+#
+# Section 3.5.1 argues that the untied construction works once $d \gg n l^2 / |V|$. Derive a
+# sharper estimate, and test it.
+
+# %% [markdown]
+# ## Puzzle 3.11 · An unlearnable table
+#
+# Find a table that the construction cannot store at *any* width (hint: Chapter 6 shows what a
+# single attention layer cannot add up), and say how many entries the smallest such table has.
+# Answer with a dict `{'ks': keys, 'vs': values, 'smallest': number_of_entries}`. The checker
+# proves your table impossible with a small linear program (it needs `scipy`).
+
+# %%
+answer = None   # e.g. {'ks': [[...], ...], 'vs': [...], 'smallest': ...}
+
+check('3.11', answer)
+
+# %%
+progress(3)

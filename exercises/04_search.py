@@ -1,0 +1,118 @@
+# ---
+# jupyter:
+#   jupytext:
+#     formats: ipynb,py:percent
+#     notebook_metadata_filter: -jupytext.text_representation.jupytext_version
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#       format_version: '1.3'
+#   kernelspec:
+#     display_name: Python 3
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # Exercises 4 · Search
+#
+# [![Open in Colab](https://colab.research.google.com/assets/colab-badge.svg)](https://colab.research.google.com/github/taotp/taotp-book/blob/main/exercises/04_search.ipynb)
+#
+# Fill in each starter cell and run the `check` line below it. Program answers are builders
+# `build(vocab_size, block_size, prefix_len) -> params`; the checkers call them at a few sizes
+# and compare the last prediction with `taotp.search_reference` on seeded inputs whose query
+# occurs exactly once (`taotp.exercises.ch04.search_cases` makes them; use it to test).
+
+# %% tags=["hide-input"]
+# On Colab, install the book's package first; anywhere else this does nothing.
+import sys, subprocess
+if 'google.colab' in sys.modules:
+    subprocess.run([sys.executable, '-m', 'pip', 'install', '-q',
+                    'taotp @ git+https://github.com/taotp/taotp-book'], check=True)
+import numpy as np
+import taotp
+from taotp.exercises import check, ch04
+
+
+# %% [markdown]
+# ## Puzzle 4.1 · Trained embeddings (reflection, no checker)
+#
+# Swap the arbitrary token embeddings of Search for the ones trained for *Romeo and Juliet*
+# in Chapter 3 and redo the text generation. What has to change in the construction when
+# the trained embeddings are not points on the $\sqrt3$-circle? Does the generated text get
+# better, and where?
+
+# %% [markdown]
+# ## Puzzle 4.2 · PostLN (budget: none)
+#
+# Build Search for a PostLN transformer: each sub-layer's output is added to the stream and
+# the sum is normalised, `x = LN(x + attn(x))`, `x = LN(x + mlp(x))`. The checker runs your
+# program with `taotp.transformer_variant(tokens, params, post_ln=True)`.
+
+# %%
+def build_postln_search(vocab_size, block_size, prefix_len):
+    return None   # your program here
+
+
+# %%
+check('4.2', build_postln_search)
+
+
+# %% [markdown]
+# ## Puzzle 4.3 · Any lookup table, by searching
+#
+# Chapter 3's lookup construction fails on some tables. Write
+# `make_prompt(keys, values, key, vocab_size)` returning `(prompt, prefix_len)` such that the
+# book's Search program, `build_search_transformer(vocab_size + 1, len(prompt), prefix_len)`,
+# answers `values[keys.index(key)]` at the end of the prompt. You may use one extra token id,
+# `vocab_size`. The part of the prompt that changes from key to key may depend on the key
+# only. Then explain why no table is adversarial for this approach.
+
+# %%
+def make_prompt(keys, values, key, vocab_size):
+    return None   # (prompt, prefix_len)
+
+
+# %%
+check('4.3', make_prompt)
+
+
+# %% [markdown]
+# ## Puzzle 4.4 · Fewer than 3 dimensions per token (budget: d_model < 3 · (prefix_len + 1))
+#
+# The book stores each of the $L+1$ tokens in 3 dimensions because a single 3-D block is the
+# smallest layer-norm-fixed circle. A row of several tokens does not need that much. Build
+# Search with `d_model < 3 * (prefix_len + 1)`; the checker tries (10, 100, 3) and
+# (1000, 100, 10) and needs every answer right.
+
+# %%
+def build_thin_search(vocab_size, block_size, prefix_len):
+    return None   # your program here
+
+
+# %%
+check('4.4', build_thin_search)
+
+
+# %% [markdown]
+# ## Puzzle 4.5 · Hashed keys (budget: >= 99 % right, fewer parameters than the book)
+#
+# Compare hashes of the key tokens (as the lookup table of Chapter 3 does) instead of the
+# concatenated tokens. The checker needs at least 99 % right at (10, 100, 3) and
+# (1000, 100, 10) with fewer parameters than the book's 4,800 and 123,486. (It cannot see
+# whether you hash; that part is on your honour.)
+
+# %%
+def build_hashed_search(vocab_size, block_size, prefix_len):
+    return None   # your program here
+
+
+# %%
+check('4.5', build_hashed_search)
+
+# %% [markdown]
+# ## Puzzle 4.6 · Undefined inputs (reflection, no checker)
+#
+# What does the program do (1) when the query occurs twice, and (2) when it does not occur,
+# but a sequence close to it does, with some tokens embedded closer together than the rest?
+# Predict first, then try it with `taotp.decode` and a modified `tok_emb`.

@@ -1,0 +1,175 @@
+# ---
+# jupyter:
+#   jupytext:
+#     formats: ipynb,py:percent
+#     notebook_metadata_filter: -jupytext.text_representation.jupytext_version
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#       format_version: '1.3'
+#   kernelspec:
+#     display_name: Python 3
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # Puzzles for Chapter 5: Min, Max and Sort
+#
+# [![Open in Colab](https://colab.research.google.com/assets/colab-badge.svg)](https://colab.research.google.com/github/taotp/taotp-book/blob/main/exercises/05_sort.ipynb)
+#
+# Each checked puzzle ends with `check("5.N", your_program)`, where the program is a params
+# dict like the ones `taotp.build_sort_transformer` returns. The checker runs it with the
+# package's own forward pass and greedy decoding and prints one line: `PASS` with what
+# exactly was checked, or `NOT YET` with the first input that broke, what was expected and
+# what your program produced. Unfinished answers are fine: the checkers report, they never
+# crash. Reflection puzzles have no checker; their discussion is in
+# `solutions/05_sort.ipynb`. Run `progress(5)` at the end for a summary.
+#
+# Sort inputs follow the chapter: numbers, one token each, then the terminator 0; the
+# program is decoded for one step per number and must print the numbers in ascending order.
+
+# %%
+# On Colab, install the book's package first; anywhere else this does nothing.
+import sys, subprocess
+if 'google.colab' in sys.modules:
+    subprocess.run([sys.executable, '-m', 'pip', 'install', '-q',
+                    'taotp @ git+https://github.com/taotp/taotp-book'], check=True)
+import numpy as np
+import taotp
+from taotp.exercises import check, progress
+
+
+# %% [markdown]
+# ## Puzzle 5.1 · Sort 33 values (budget: 1 layer, d_model ≤ 6)
+#
+# The chapter's Sort is exact for vocabularies up to 28 in float64 and fails at 29. Change
+# the construction a little (same shape: one layer, at most six residual dimensions) so that
+# it sorts any set of distinct numbers from 1 to 32. Use a block size of at least 64. The
+# checker sorts the full set in several orders and 120 seeded subsets.
+#
+# *Hint:* where exactly must each query point $q_i$ lie, and do the gaps really have to
+# halve?
+
+# %%
+def build_sort_33():
+    return None  # your code here: a params dict with vocab_size >= 33
+
+check('5.1', build_sort_33())
+
+
+# %% [markdown]
+# ## Puzzle 5.2 · Min for a million values (budget: d_model ≤ 8)
+#
+# The Min program of the chapter starts to err at a few thousand values when the query
+# and the two smallest values sit at the ends of the arc. Build a Min program for a
+# vocabulary of at least 1,000,000 tokens (block size at least 32) that is always right. The
+# checker reads the last position of 206 inputs of length 32, half of whose values come
+# from the 20 smallest and 20 largest tokens.
+
+# %%
+def build_min_million():
+    return None  # your code here
+
+check('5.2', build_min_million())
+
+
+# %% [markdown]
+# ## Puzzle 5.3 · Make Sort as easy as Min (no checker)
+#
+# The hard part of Sort is making attention ignore the numbers that were already printed.
+# Propose a small change to the transformer itself that makes this easy, so that Sort
+# becomes a construction as simple and robust as Min. Would the change help elsewhere?
+
+# %% [markdown]
+# ## Puzzle 5.4 · Sort a large vocabulary (budget: vocabulary ≥ 1,000, d_model ≤ 2,048)
+#
+# *This puzzle is missing from the source text; we reconstructed it from the chapter's
+# prose, which promises "the full construction" for large vocabularies as an exercise.*
+#
+# Build a program on the standard transformer that sorts up to 30 distinct numbers from
+# 1..999 (vocabulary at least 1,000, block size at least 64), any number of layers and heads.
+# Powerpoints cannot reach that far; think about what a query has to compare.
+
+# %%
+def build_general_sort():
+    return None  # your code here
+
+check('5.4', build_general_sort())
+
+
+# %% [markdown]
+# ## Puzzle 5.5 · Negative numbers (no checker)
+#
+# How would you change Sort so that it accepts negative numbers as well?
+
+# %% [markdown]
+# ## Puzzle 5.6 · Repeated elements (budget: none)
+#
+# Sort lists in which numbers may repeat: `[5, 2, 5, 2, 0]` must give `[2, 2, 5, 5]`.
+# Vocabulary at least 16 (numbers 1..15 and the terminator), block size at least 24, inputs
+# of up to 12 numbers. The checker uses many repeats: each input draws from 1-4 distinct
+# values.
+
+# %%
+def build_sort_with_repeats():
+    return None  # your code here
+
+check('5.6', build_sort_with_repeats())
+
+# %% [markdown]
+# ## Puzzle 5.7 · Numbers of several digits (budget: none)
+#
+# Now a number is written in base 10 with one token per digit. Token spec (fixed by the
+# checker, `taotp.exercises.ch05`): tokens 0-9 are digits, `10` is a comma between numbers
+# and `11` ends the list; numbers have no leading zeros. The answer is the same numbers in
+# ascending order in the same format, the final `11` included, so it has as many tokens as
+# the input:
+
+# %%
+from taotp.exercises.ch05 import encode_numbers
+print('42, 7, 100  ->', encode_numbers([42, 7, 100]))
+print('sorted      ->', encode_numbers([7, 42, 100]))
+
+
+# %% [markdown]
+# Build a program (vocabulary at least 12, block size at least 64) that sorts up to 8
+# distinct numbers below 1,000. The checker includes lists with shared prefixes such as
+# 7, 70, 700, 71, 17. The chapter hints at Chapter 6 for reading numbers digit by digit.
+
+# %%
+def build_multi_digit_sort():
+    return None  # your code here
+
+check('5.7', build_multi_digit_sort())
+
+# %% [markdown]
+# ## Puzzle 5.8 · Train a transformer to sort (training experiment, no checker)
+#
+# Can a transformer of the same shape *learn* Sort from examples with a standard
+# optimiser? How much data, how big a model? Can you guarantee it is right on every input?
+# Here is a seeded data generator and an accuracy harness you can point at any program
+# (shown on the hand-built one).
+
+# %%
+train_rng = np.random.default_rng(58)
+examples = [taotp.random_sort_inputs(28, k, 4, train_rng) for k in (3, 9, 27)]
+print('a few training inputs:', [e[0].tolist() for e in examples])
+
+
+def accuracy(params, n=28, count=100, seed=580):
+    """Share of seeded held-out inputs (all lengths) sorted exactly."""
+    rng = np.random.default_rng(seed)
+    right = total = 0
+    for k in range(1, n):
+        prompts = taotp.random_sort_inputs(n, k, count // (n - 1) + 1, rng)
+        out = taotp.decode_batch(prompts, params, k)[:, k + 1:]
+        right += int((out == np.sort(prompts[:, :-1], axis=1)).all(axis=1).sum())
+        total += len(prompts)
+    return right / total
+
+
+print('hand-built Sort, n = 28:', accuracy(taotp.build_sort_transformer(28, 56)))
+
+# %%
+progress(5)

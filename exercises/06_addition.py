@@ -1,0 +1,254 @@
+# ---
+# jupyter:
+#   jupytext:
+#     formats: ipynb,py:percent
+#     notebook_metadata_filter: -jupytext.text_representation.jupytext_version
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#       format_version: '1.3'
+#   kernelspec:
+#     display_name: Python 3
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # Puzzles for Chapter 6: Decimal Addition
+#
+# [![Open in Colab](https://colab.research.google.com/assets/colab-badge.svg)](https://colab.research.google.com/github/taotp/taotp-book/blob/main/exercises/06_addition.ipynb)
+#
+# Each checked puzzle ends with `check("6.N", your_answer)`. It prints one line: `PASS` with what
+# exactly was checked, or `NOT YET` with the first input that broke, what was expected and what your
+# answer gave. Unfinished answers are fine: the checkers report, they never crash. Reflection puzzles
+# have no checker; their discussion is in `solutions/06_addition.ipynb`.
+#
+# Token format for every program puzzle: digits 0-9, '+' = 10, '=' = 11; operands zero padded, most
+# significant digit first (6.19 drops the padding). Useful helpers: `taotp.build_MLP`,
+# `taotp.spike`, `taotp.digit_embedding`, `taotp.addition_prompts`, `taotp.fit_lookup_mlp`, and the
+# three builders of the chapter.
+
+# %%
+# On Colab, install the book's package first; anywhere else this does nothing.
+import sys, subprocess
+if 'google.colab' in sys.modules:
+    subprocess.run([sys.executable, '-m', 'pip', 'install', '-q',
+                    'taotp @ git+https://github.com/taotp/taotp-book'], check=True)
+import numpy as np
+import taotp
+from taotp.exercises import check, progress
+
+
+# %% [markdown]
+# ## Puzzle 6.1 · Sums of two sets (proof, no checker)
+#
+# Show that for vectors $v_1, \dots, v_n$ and $u_1, \dots, u_m$ in $\mathbb{R}^d$ the $nm$ sums
+# $v_i + u_j$ span a space of dimension at most $n + m - 1$.
+#
+# ## Puzzle 6.2 · A spike anywhere (budget: 3 hidden units)
+#
+# Write `spike(x0, a0)` returning `(M1, b1, M2, b2)` with shapes (1, 3), (3,), (3, 1), (1,) such that
+# $f(x) = \mathrm{relu}(x M_1 + b_1) M_2 + b_2$ equals `a0` at `x0` and 0 whenever $|x - x_0| \ge 1$.
+
+# %%
+def spike(x0, a0):
+    return None  # your weights here
+
+check('6.2', spike)
+
+
+# %% [markdown]
+# ## Puzzle 6.3 · Theorem 6.1: build_MLP (budget: at most 3|S| hidden units)
+#
+# Write `build_MLP(xs, ys)`: for distinct reals `xs` (n of them) and outputs `ys` of shape (n, d),
+# return `(m1, b1, M2, b2)` with shapes (k,), (k,), (k, d), (d,), $k \le 3n$, such that
+# $\mathrm{relu}(x\, m_1 + b_1) M_2 + b_2$ equals `ys[i]` at `xs[i]`.
+
+# %%
+def build_MLP(xs, ys):
+    return None
+
+check('6.3', build_MLP)
+
+# %% [markdown]
+# ## Puzzle 6.4 · A weak spike (budget: 2 hidden units)
+#
+# A weak spike is 1 at 0 and $\le 0$ for $|x| \ge 1$ (it may be negative far away). Give the weights
+# `(M1 (1, 2), b1 (2,), M2 (2, 1), b2 (1,))` of one that uses two hidden units.
+
+# %%
+weak_spike = None
+
+check('6.4', weak_spike)
+
+
+# %% [markdown]
+# ## Puzzle 6.5 · The single-digit adder in base b
+#
+# How many parameters (total, as `count_params` counts them) does the construction of Fig. 6.2
+# need in base $b$? Answer with a function of `b`.
+
+# %%
+def count_for_base(b):
+    return None
+
+check('6.5', count_for_base)
+
+# %% [markdown]
+# ## Puzzle 6.6 · Attention that outputs (1 − k, k, 0, …)
+#
+# Build a one-layer program for the prompts `[i, j]` (two digits, block size 2) whose *attention*
+# output at the second position is $(1 - k, k, 0, \dots, 0)$ with $k = i + j$ (the construction at
+# the end of Section 6.1). The MLP may stay empty.
+
+# %%
+params_6_6 = None
+
+check('6.6', params_6_6)
+
+# %% [markdown]
+# ## Puzzle 6.7 · Single-digit addition in 3 dimensions (budget: d_model 3)
+#
+# Prompts `[i, j]`, answer $(i + j) \bmod 10$, as in Fig. 6.2 but with only 3 model dimensions.
+# What happens to the parameter count?
+
+# %%
+params_6_7 = None
+
+check('6.7', params_6_7)
+
+# %% [markdown]
+# ## Puzzle 6.8 · Proper cleanup
+#
+# Same task as Fig. 6.2, but with proper cleanup instead of huge constants: at the answer position the
+# residual stream before the final layer norm must equal the answer's `tok_emb` row (to 1e-6).
+
+# %%
+params_6_8 = None
+
+check('6.8', params_6_8)
+
+# %% [markdown]
+# ## Puzzle 6.9 · A rank-2 matrix (proof, no checker)
+#
+# Show that the $n \times n$ matrix with entries $\cos(\alpha |i - j|)$ has rank at most 2. (Hint:
+# something much more general is true.)
+#
+# ## Puzzle 6.10 · One head per digit place, by changing pos_emb (budget: n_digits + 1 heads)
+#
+# For 2-digit addition mod 10 (`[a1, a2, +, b1, b2, =]` → last digit of $a + b$) use one head per
+# decimal place that reads *both* operands' digits of that place, plus at most one more head. You may
+# change the position embeddings (hint: what if two positions share one?). One layer, at most 3 heads.
+
+# %%
+params_6_10 = None
+
+check('6.10', params_6_10)
+
+# %% [markdown]
+# ## Puzzle 6.11 · The same, keeping the standard positions (budget: n_digits + 1 heads)
+#
+# As 6.10, but `pos_emb` must keep three columns equal to `taotp.pos_enc_3d_array(6)`. How many more
+# model dimensions do you need?
+
+# %%
+params_6_11 = None
+
+check('6.11', params_6_11)
+
+# %% [markdown]
+# ## Puzzle 6.12 · The residual connection (open, no checker)
+#
+# Section 6.1 ignores the residual connection. Does the impossibility argument still hold with it?
+#
+# ## Puzzle 6.13 · No cleanup head (budget: 2 n_digits heads)
+#
+# Make the 2-digit mod-10 adder of Fig. 6.3 work with exactly 4 heads (no cleanup head). How many
+# parameters do you need compared with 9,508?
+
+# %%
+params_6_13 = None
+
+check('6.13', params_6_13)
+
+# %% [markdown]
+# ## Puzzle 6.14 · The tens digit
+#
+# Change the 2-digit construction of Fig. 6.3 (one line suffices) so it outputs
+# $\lfloor (a + b) / 10 \rfloor \bmod 10$ instead of the last digit.
+
+# %%
+params_6_14 = None
+
+check('6.14', params_6_14)
+
+# %% [markdown]
+# ## Puzzle 6.15 · Wider keys for 3 digits
+#
+# The 3-digit mod-10 adder's MLP keys are only 1.37e-9 apart. Build a 3-digit mod-10 adder whose MLP
+# reads one residual coordinate and whose keys for the 1,999 sums are at least 100 times farther
+# apart. What is the separation for 5 digits? What did it cost in parameters?
+
+# %%
+params_6_15 = None
+
+check('6.15', params_6_15)
+
+# %% [markdown]
+# ## Puzzle 6.16 · An ignored prefix
+#
+# Decimal addition of 2-digit numbers where the prompt may start with up to 6 arbitrary digits that
+# must be ignored: attend to relative instead of absolute positions. The block size must be at least 14.
+
+# %%
+params_6_16 = None
+
+check('6.16', params_6_16)
+
+
+# %% [markdown]
+# ## Puzzle 6.17 · Maximise the key separation
+#
+# Add multiplicative constants to the value and the position terms of Fig. 6.4 so that the MLP keys
+# of all (sum, answer position) pairs are farther apart than in the book (6.0e-3 for 1 digit, 9.9e-4
+# for 2). Answer with a function `build(n_digits)` returning the program.
+
+# %%
+def build_6_17(n_digits):
+    return None
+
+check('6.17', build_6_17)
+
+# %% [markdown]
+# ## Puzzle 6.18 · Which position coordinate? (experiment, no checker)
+#
+# Fig. 6.4 adds the first coordinate of the position embedding to the key. What happens with the
+# third? Is there a better linear combination? Measure the key separation for each choice.
+#
+# ## Puzzle 6.19 · Addition without zero padding
+#
+# Prompts `[a digits, +, b digits, =]` with no leading zeros (0 is written `0`); the program writes
+# the digits of $a + b$ without leading zeros and then '=' (11) as an end mark. The checker tries all
+# $a, b < 100$; the block size must be at least 9.
+
+# %%
+params_6_19 = None
+
+check('6.19', params_6_19)
+
+
+# %% [markdown]
+# ## Puzzle 6.20 · Decimal multiplication
+#
+# Prompts `[a digits, 10, b digits, 11]` (n digits each, zero padded; token 10 now means "times"),
+# answer: the $2n$ digits of $a \cdot b$, zero padded. Answer with `build(n_digits)`; the checker tries
+# every 1-digit pair and seeded 2-digit pairs.
+
+# %%
+def build_6_20(n_digits):
+    return None
+
+check('6.20', build_6_20)
+
+# %%
+progress(6)

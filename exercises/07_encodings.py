@@ -1,0 +1,184 @@
+# ---
+# jupyter:
+#   jupytext:
+#     formats: ipynb,py:percent
+#     notebook_metadata_filter: -jupytext.text_representation.jupytext_version
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#       format_version: '1.3'
+#   kernelspec:
+#     display_name: Python 3
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # Puzzles, Chapter 7: The Original Encodings
+#
+# [![Open in Colab](https://colab.research.google.com/assets/colab-badge.svg)](https://colab.research.google.com/github/taotp/taotp-book/blob/main/exercises/07_encodings.ipynb)
+#
+# Eleven puzzles about rotation encodings and the sinusoidal encoding of the 2017 transformer.
+# Five have a checker: fill in the starter cell and run `check(...)`, which prints `PASS` or
+# `NOT YET` with the first input that went wrong. The others are questions to think through; the
+# [solutions notebook](https://github.com/taotp/taotp-book/blob/main/solutions/07_encodings.ipynb)
+# discusses them. Conventions as in the chapter: encodings are arrays of shape (positions, dims),
+# vectors are rows, so a shift matrix `T` acts as `x @ T`.
+
+# %% tags=["hide-input"]
+# On Colab, install the book's package first; anywhere else this does nothing.
+import sys, subprocess
+if 'google.colab' in sys.modules:
+    subprocess.run([sys.executable, '-m', 'pip', 'install', '-q',
+                    'taotp @ git+https://github.com/taotp/taotp-book'], check=True)
+import numpy as np
+import taotp
+from taotp.exercises import check
+
+
+# %% [markdown]
+# ## Puzzle 7.1 · Why these angles? (open-ended)
+#
+# Look at the sinusoidal encoding again: sines and cosines, angles falling geometrically from 1 to
+# $10^{-4}$ radians per position. What might its authors have wanted from it? Think about the range
+# of wavelengths, about what a model can compute from two positions, and about sequences longer
+# than those seen in training.
+#
+# (no checker)
+
+# %% [markdown]
+# ## Puzzle 7.2 · Complex shiftable implies real shiftable (proof)
+#
+# Prove Lemma 7.1: if a complex encoding $g: \mathbb{Z}_q \to \mathbb{C}^n$ is linearly shiftable
+# (for every $\delta$ there is a complex matrix $T_\delta$ with $g(j)\,T_\delta = g(j+\delta)$
+# whenever both positions exist), then so is its real view in $\mathbb{R}^{2n}$.
+#
+# (no checker)
+
+# %% [markdown]
+# ## Puzzle 7.3 · The shift matrix of the sinusoidal encoding (budget: one (d, d) matrix)
+#
+# Write `shift_matrix(delta, d)` returning a real (d, d) matrix `T` such that
+# `taotp.og_embedding(q, d)[j] @ T` equals row `j + delta` for every `j` with
+# `0 <= j + delta < q`. It must work for negative `delta` too. Build it yourself from the formula
+# (using `taotp.og_shift_matrix` would be cheating).
+
+# %%
+def shift_matrix(delta, d):
+    """(d, d) matrix T with og_embedding(q, d)[j] @ T == og_embedding(q, d)[j + delta]."""
+    return None  # your code here
+
+
+check('7.3', shift_matrix)
+
+
+# %% [markdown]
+# ## Puzzle 7.4 · The sinusoidal encoding is a reversed rotation encoding (proof)
+#
+# Prove Theorem 7.3: `og_embedding(q, d)` equals `reversed_rotation_encoding(q, og_angles(d))`
+# (the chapter only checks it numerically).
+#
+# (no checker)
+
+# %% [markdown]
+# ## Puzzle 7.5 · Layer norm breaks shiftability (proof)
+#
+# Show that once layer norm is applied row by row, the sinusoidal encoding is no longer linearly
+# shiftable: for some $\delta$ no matrix maps every normalised row $j$ to normalised row
+# $j + \delta$. (Hint: a numerical argument is fine if it is exact enough, e.g. a least-squares
+# residual that cannot be rounding.)
+#
+# (no checker)
+
+# %% [markdown]
+# ## Puzzle 7.6 · RMSNorm instead of layer norm
+#
+# What does RMSNorm (divide by the root mean square, no centring) do to the rows of a rotation
+# encoding? Could a PreLN transformer with RMSNorm use the sinusoidal encoding to attend to
+# relative positions? What does that require of the token embeddings added to it?
+#
+# (no checker)
+
+# %% [markdown]
+# ## Puzzle 7.7 · Attend evenly to the last k positions (budget: one (d, d) matrix)
+#
+# The keys are the rotation encodings `E = taotp.rotation_encoding(q, thetas)` of positions
+# `0..q-1` (real part first), and query `i` scores key `j <= i` with `E[i] @ W @ E[j]` (no other
+# factor), then takes the softmax over `j <= i`. Write `window_matrix(k, q, thetas)` returning
+# `W` so that every query `i >= k - 1` puts weight within `1e-3` of `1/k` on each of the keys
+# `i-k+1, ..., i`, and less than `1e-3` on every earlier key. Adding up the matrices
+# `taotp.shift_by_delta(-s, thetas)` for `s < k` does not do it: why?
+#
+# `taotp.exercises.ch07.window_attention(W, q, thetas)` returns the weights, for plotting.
+
+# %%
+def window_matrix(k, q, thetas):
+    """(2n, 2n) matrix W, n = len(thetas): query i spreads its attention over keys i-k+1..i."""
+    return None  # your code here
+
+
+check('7.7', window_matrix)
+
+# %% [markdown]
+# ## Puzzle 7.8 · Evenly spaced angles
+#
+# `taotp.uniform_rotation_embedding(q, d)` uses the $d/2$ angles $2\pi k/(d/2)$. What is its
+# distinguishability for $q = 256$ positions and $d = 256$ dimensions? Answer with a number, or
+# better, with a function `(q, d) -> value` that works for any size (to 1e-3).
+
+# %%
+answer_7_8 = None  # a number, or a function of (q, d)
+check('7.8', answer_7_8)
+
+# %% [markdown]
+# ## Puzzle 7.9 · Which heatmap is which?
+#
+# Below are four rotation encodings of 64 positions in 128 dims: the sinusoidal one, a random
+# rotation encoding, a random rotation encoding whose angles were sorted, and the evenly spaced
+# one, in some order. Label panels A-D (`'og'`, `'random'`, `'sorted'`, `'uniform'`) and explain
+# the patterns you see.
+
+# %%
+from taotp.exercises.ch07 import puzzle_7_9_panels
+panels, _ = puzzle_7_9_panels()
+taotp.encoding_heatmaps(panels, ['A', 'B', 'C', 'D'], cols=4, size=(12.0, 3.0))
+
+# %%
+answer_7_9 = None  # e.g. ['og', 'random', 'sorted', 'uniform'] for panels A, B, C, D
+check('7.9', answer_7_9)
+
+
+# %% [markdown]
+# ## Puzzle 7.10 · The padding dimension in any direction
+#
+# `taotp.padding_dimension` counts quiet *coordinates* (standard padding). Write
+# `padding_dim(encoding, epsilon)` for the general definition: the largest $k$ such that some
+# $k$-dimensional subspace, not necessarily spanned by axes, sees every row within $\varepsilon$ of
+# one point. The checker hides the quiet subspace of its test encodings with a random rotation,
+# and keeps a wide gap around the threshold so that the Euclidean and per-coordinate readings of
+# "within $\varepsilon$" give the same answer.
+
+# %%
+def padding_dim(encoding, epsilon):
+    """Largest k: some k-dim subspace sees all rows within epsilon of one point."""
+    return None  # your code here
+
+
+check('7.10', padding_dim)
+
+# %% [markdown]
+# ## Puzzle 7.11 · Train with both encodings (training experiment)
+#
+# Train a PostLN transformer on data you like, once with the sinusoidal encoding and once with a
+# random rotation encoding. Which learns better, and why? A small harness to start from:
+# `taotp.exercises.ch07.train_offset_head(encoding, delta, steps, lr)` trains one positional
+# attention score (on the raw encoding, as in PostLN) to look `delta` positions back, and returns
+# the matrix, the loss curve and the final weight on the right key.
+#
+# (no checker)
+
+# %%
+from taotp.exercises.ch07 import train_offset_head
+E = taotp.og_embedding(64, 32)
+W, losses, weight = train_offset_head(E, delta=3, steps=50)
+print(f'sinusoidal, 50 steps: loss {losses[0]:.2f} -> {losses[-1]:.2f}, weight on the right key {weight:.3f}')

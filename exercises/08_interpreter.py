@@ -1,0 +1,124 @@
+# ---
+# jupyter:
+#   jupytext:
+#     formats: ipynb,py:percent
+#     notebook_metadata_filter: -jupytext.text_representation.jupytext_version
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#       format_version: '1.3'
+#   kernelspec:
+#     display_name: Python 3
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # Puzzles, Chapter 8: The TAOTP Interpreter
+#
+# [![Open in Colab](https://colab.research.google.com/assets/colab-badge.svg)](https://colab.research.google.com/github/taotp/taotp-book/blob/main/exercises/08_interpreter.ipynb)
+#
+# Four puzzles about programs written as bare numbers. Two have a checker: fill in the starter
+# cell and run `check(...)`, which prints `PASS` or `NOT YET` with the first input that went
+# wrong. The other two are experiments; the
+# [solutions notebook](https://github.com/taotp/taotp-book/blob/main/solutions/08_interpreter.ipynb)
+# shows worked answers. `taotp.load_program(text)` reads a program text and
+# `taotp.book_listing(name)` returns the book's printed listings (`'hello_world'` is Fig. 8.2,
+# `'min'` is Fig. 8.3).
+
+# %% tags=["hide-input"]
+# On Colab, install the book's package first; anywhere else this does nothing.
+import sys, subprocess
+if 'google.colab' in sys.modules:
+    subprocess.run([sys.executable, '-m', 'pip', 'install', '-q',
+                    'taotp @ git+https://github.com/taotp/taotp-book'], check=True)
+import numpy as np
+import taotp
+from taotp.exercises import check
+
+# %% [markdown]
+# ## Puzzle 8.1 · A program of your own, in numbers only (open-ended)
+#
+# Write any program that does something you can describe in one sentence, directly as a TAOTP
+# text: numbers typed by hand, no Python computing them. Load it with `taotp.load_program`
+# and decode a few prompts to show that it does what you said.
+#
+# (no checker)
+
+# %%
+my_program_text = '''
+{
+    "tok_emb": [[1, -1]],
+    "block_size": 4
+}
+'''
+my_program = taotp.load_program(my_program_text)   # replace the text with yours
+print(taotp.decode([0], my_program, max_steps=3).tolist())
+
+# %% [markdown]
+# ## Puzzle 8.2 · Edit the Hello World listing (open-ended)
+#
+# Take the printed Hello World program (below) and change it a little: a number, a row, the
+# order of two rows. Before running it, write down what you expect it to print. Were you
+# right? The token ids of this listing are l, H, space, r, W, !, d, o, e, `<bos>`, `<eos>`
+# (0 to 10).
+#
+# (no checker)
+
+# %%
+symbols = ['l', 'H', ' ', 'r', 'W', '!', 'd', 'o', 'e', '<bos>', '<eos>']
+text = taotp.book_listing('hello_world')
+edited = text  # your edit here, e.g. text.replace('...', '...')
+out = taotp.decode([9], taotp.load_program(edited), max_steps=13, eos=10)
+print(''.join(symbols[t] if t < 9 else f'[{symbols[t]}]' for t in out))
+
+# %% [markdown]
+# ## Puzzle 8.3 · What does Fig. 8.3 compute? (budget: none)
+#
+# Here is the second listing of the chapter. Read the numbers and work out what the program
+# does for any prompt of up to 8 tokens from 0..19, ideally **without running it**. Then
+# answer with one letter of `CHOICES_8_3`, or with a Python function `f(tokens) -> token` that
+# predicts the next token. (The weights are printed to one decimal, which makes the program
+# misbehave on some inputs; the checker compares your answer with the program at full
+# precision.)
+
+# %%
+print(taotp.book_listing('min'))
+
+# %%
+from taotp.exercises.ch08 import CHOICES_8_3
+for letter, behaviour in CHOICES_8_3.items():
+    print(letter, behaviour)
+
+# %%
+answer = None  # a letter such as 'a', or a function tokens -> next token
+
+check('8.3', answer)
+
+
+# %% [markdown]
+# ## Puzzle 8.4 · A loader for compact programs (budget: none)
+#
+# The book's loader (Fig. 8.1) needs every field spelled out, and it even trips over its own
+# second listing. Write `my_compile(text)` that returns a params dict and
+#
+# * reads both printed listings (Fig. 8.2 has no `out_emb`: tie it to `tok_emb`; Fig. 8.3 has
+#   layer-norm dicts and an empty MLP written as `"M2": []`, which must become shape
+#   `(0, d_model)`);
+# * fills in defaults: missing `ln1`, `ln2`, `lnf` mean gamma 1, beta 0; a missing `layers`
+#   key means no layers; `"block_size": B` instead of `pos_emb` means a zero (B, d_model)
+#   table;
+# * raises an exception with a message on malformed texts (ragged rows, wrong shapes,
+#   unknown keys) instead of returning something broken;
+# * never executes the text.
+#
+# The checker compares your params with the full forms, exactly. (Using `taotp.load_program`
+# itself would pass, but that is the package's answer, not yours.)
+
+# %%
+def my_compile(text):
+    """TAOTP text -> params dict, with defaults for omitted fields."""
+    return None  # your code here
+
+
+check('8.4', my_compile)

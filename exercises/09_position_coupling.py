@@ -1,0 +1,294 @@
+# ---
+# jupyter:
+#   jupytext:
+#     formats: ipynb,py:percent
+#     notebook_metadata_filter: -jupytext.text_representation.jupytext_version
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#       format_version: '1.3'
+#   kernelspec:
+#     display_name: Python 3
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # Puzzles for Chapter 9: Multi-Operand Addition with Position Coupling
+#
+# [![Open in Colab](https://colab.research.google.com/assets/colab-badge.svg)](https://colab.research.google.com/github/taotp/taotp-book/blob/main/exercises/09_position_coupling.ipynb)
+#
+# Each checked puzzle ends with `check("9.N", your_answer)`, which prints `PASS` with what
+# was checked or `NOT YET` with the first input that broke. Unfinished answers are fine.
+# Worked solutions are in `solutions/09_position_coupling.ipynb`.
+# Formats use the chapter's glyphs: `>` between running sums, `*` for multiplication, `$`
+# for BOS/EOS (never part of a format string below).
+
+# %%
+# On Colab, install the book's package first; anywhere else this does nothing.
+import sys, subprocess
+if 'google.colab' in sys.modules:
+    subprocess.run([sys.executable, '-m', 'pip', 'install', '-q',
+                    'taotp @ git+https://github.com/taotp/taotp-book'], check=True)
+import numpy as np
+import taotp
+from taotp.exercises import check, progress
+
+
+# %% [markdown]
+# ## Puzzle 9.1 · Parity scratchpad and coupled IDs (budget: none)
+#
+# Write `parity_sequence(bits, s)` for a bit string like `'0101'` and an offset `s >= 1`.
+# Return `(tokens, ids)`: the tokens of `bits = running parities` (`0101=0110`) and one
+# position ID per token, coupling query bit $k$ with scratchpad bit $k$ (for `s = 1`:
+# `234512345`).
+
+# %%
+def parity_sequence(bits, s):
+    return None  # your code here
+
+check('9.1', parity_sequence)
+
+
+# %% [markdown]
+# ## Puzzle 9.2 · The addition format (budget: none)
+#
+# `addition_text(operands)` returns the whole string, e.g. `[57, 48, 96]` ->
+# `057+048+096=000>750>501>102`: every number padded to the digits of
+# $(10^L - 1)\cdot m$ ($L$ the longest operand), operands plain, running sums from
+# $b_0 = 0$ reversed.
+
+# %%
+def addition_text(operands):
+    return None  # your code here
+
+check('9.2', addition_text)
+
+
+# %% [markdown]
+# ## Puzzle 9.3 · Bi-level position IDs (budget: none)
+#
+# `bilevel_ids(operands, s1, s2)` returns `(level1, level2)` for the string of 9.2:
+# significance (separators $s_1$, a digit worth $10^j$ gets $s_1 + 1 + j$) and which
+# number ($a_i$ and $b_{i-1}$ share $s_2 + i - 1$).
+
+# %%
+def bilevel_ids(operands, s1, s2):
+    return None  # your code here
+
+check('9.3', bilevel_ids)
+
+
+# %% [markdown]
+# ## Puzzle 9.4 · Multiplication: two-stage scratchpad and tri-level IDs (budget: none)
+#
+# `multiplication_sequence(a, b)` returns `(text, level1, level2, level3)` with all offsets
+# 1: `37*925=581+470+333=58100>52900>52243`, levels `3200001234...`, `0003211111...`,
+# `0000001234...` (see the chapter).
+
+# %%
+def multiplication_sequence(a, b):
+    return None  # your code here
+
+check('9.4', multiplication_sequence)
+
+
+# %% [markdown]
+# ## Puzzle 9.5 · Which keys? (budget: none)
+#
+# `keys(operands, index)` gets a position (0-based, in the string of 9.2) inside the running
+# sums $b_1, \dots, b_m$ and returns the positions of the two digits the next token needs
+# (offsets 1, 1).
+
+# %%
+def keys(operands, index):
+    return None  # your code here
+
+check('9.5', keys)
+
+
+# %% [markdown]
+# ## Puzzle 9.6 · Hypercube codes (budget: none)
+#
+# `cube(D, k)` for $1 \le k \le 2^D$: the signs $(-1)^{\beta_i}$ of the $D$-bit binary
+# expansion of $k - 1$, most significant bit first.
+
+# %%
+def cube(D, k):
+    return None  # your code here
+
+check('9.6', cube)
+
+
+# %% [markdown]
+# ## Puzzle 9.7 · Head 1, the digit-pair sum (budget: one head)
+#
+# Layout (0-based): `NUM` 0, `IS_BOS` 1, `ONES` 2, then 16 more token dimensions, then
+# `POS1` ($P_1$), `POS1_NEXT` ($P_1$), `POS2` ($P_2$), `POS2_NEXT` ($P_2$), so
+# $d = 19 + 2P_1 + 2P_2$. Return `(Wq, Wk)` of shape `(d, k)`; the checker computes scores
+# `(x Wq)(x Wk)^T` (no scaling), a causal softmax and `PRE_SUM = weights @ (3 NUM)`, and
+# compares with the reference on random problems.
+
+# %%
+def head1(P1, P2, lam):
+    return None  # your code here
+
+check('9.7', head1)
+
+
+# %% [markdown]
+# ## Puzzle 9.8 · The carry identity (budget: none)
+#
+# `carry_out(pair_sum, written_digit)`: the carry a place sends up, from the sum of its
+# two digits and the digit the model wrote there (no access to the incoming carry!).
+
+# %%
+def carry_out(pair_sum, written_digit):
+    return None  # your code here
+
+check('9.8', carry_out)
+
+
+# %% [markdown]
+# ## Puzzle 9.9 · Flags (budget: a few ReLUs)
+#
+# `flags(pre_arrow, pre_eos) -> (arrow, eos)`. The readout scores a digit 1, the separator
+# `10 * arrow` and EOS `100 * eos`. The checker feeds the values heads 3 and 4 produce at
+# every response position of a few problems.
+
+# %%
+def flags(pre_arrow, pre_eos):
+    return None  # your code here
+
+check('9.9', flags)
+
+
+# %% [markdown]
+# ## Puzzle 9.10 · The digit MLP (budget: 80 ReLUs)
+#
+# `digit_mlp(pre_sum, pre_carry, num)` returns 10 numbers, exactly one-hot at the next
+# digit, even when `pre_sum` is off by up to 0.09.
+
+# %%
+def digit_mlp(pre_sum, pre_carry, num):
+    return None  # your code here
+
+check('9.10', digit_mlp)
+
+
+# %% [markdown]
+# ## Puzzle 9.11 · Assemble the adder (budget: 1 layer, 4 heads)
+#
+# `build(max_digits, max_operands)` returns an object whose `generate(operands)` returns
+# `(response_tokens, total)`: the generated tokens after `=` (the final `$` included) and
+# the sum read from them. One build must serve every problem size up to its maxima.
+
+# %%
+def build(max_digits, max_operands):
+    return None  # your code here
+
+check('9.11', build)
+
+
+# %% [markdown]
+# ## Puzzle 9.12 · Size calculator (budget: none)
+#
+# `size(n, m) -> (ell, P1, P2, d_model)` for up to `m` operands of up to `n` digits, with
+# the proof's padding $\ell = n + 1 + \lfloor\log_{10} m\rfloor$ and a code width that works.
+
+# %%
+def size(n, m):
+    return None  # your code here
+
+check('9.12', size)
+
+# %% [markdown]
+# ## Puzzle 9.13 · Find the bug (budget: at most 20 operands of 20 digits)
+#
+# Give a list of operands on which the paper's literal code width
+# ($P_1 = \lceil\log_2 \ell\rceil$) makes the adder fail.
+
+# %%
+operands = None  # your answer
+
+check('9.13', operands)
+
+# %% [markdown]
+# ## Puzzle 9.14 · The smallest exact lambda (budget: grid step 0.25)
+#
+# Give `(operands, lam)` such that the adder is exact at `lam` and not at `lam - 0.25`.
+
+# %%
+answer = None  # your answer: (operands, lam)
+
+check('9.14', answer)
+
+
+# %% [markdown]
+# ## Puzzle 9.15 · Base b (budget: two trapezoids per digit)
+#
+# In base $b$ the digit units use $g = S + (\text{PRE\_CARRY} - \text{NUM})/b + c_0$ and
+# trapezoids with plateau $[k, k + w]$ (and $[k + b, k + b + w]$), ramps of width $r$.
+# `shape(b) -> (w, r, c0)` must give an **exactly** one-hot digit block for
+# $b \in \{2, 3, 7, 10, 16\}$. (Base 10's shape is not enough for base 2.)
+
+# %%
+def shape(b):
+    return None  # your code here
+
+check('9.15', shape)
+
+# %% [markdown]
+# ## Puzzle 9.16 · Design your own: parity (budget: 1 layer)
+#
+# Build a book-format program (vocabulary `0 1 = $`, one position table indexed by the
+# coupled IDs of 9.1, at least 102 rows) that writes the running parities and then `$`.
+# The checker runs it teacher-forced on strings of up to 100 bits with
+# `taotp.coupling.parity_positions`. Hint: the token with ID $p$ needs the query bit with
+# ID $p + 1$ and its own bit.
+
+# %%
+params = None  # your program
+
+check('9.16', params)
+
+
+# %% [markdown]
+# ## Puzzle 9.17 · Without the scratchpad, fan-in grows (budget: none)
+#
+# In the single-level baseline (`taotp.coupling.baseline_sequence`), which query positions
+# does answer digit `j` (worth $10^j$) depend on? Return them.
+
+# %%
+def needed(operands, j):
+    return None  # your code here
+
+check('9.17', needed)
+
+
+# %% [markdown]
+# ## Puzzle 9.18 · Count the parameters (budget: none)
+#
+# `counts(n, m) -> (total, non_zero)` of `taotp.coupling.build_multi_operand_adder(n, m)`
+# in the book's census, computed by hand (then compare with `taotp.count_params`).
+
+# %%
+def counts(n, m):
+    return None  # your code here
+
+check('9.18', counts)
+
+# %% [markdown]
+# ## Puzzle 9.19 · Port to PreLN (budget: 1 layer, 4 heads, book format)
+#
+# Build a params dict for the book's `transformer` with two position tables (level 1,
+# level 2) that adds up to 4 operands of 4 digits. The checker runs it teacher-forced with
+# IDs from `taotp.coupling.coupled_ids` (vocabulary `0123456789+=>$`).
+
+# %%
+params = None  # your program
+
+check('9.19', params)
+
+# %%
+progress(9)

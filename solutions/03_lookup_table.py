@@ -1,0 +1,334 @@
+# ---
+# jupyter:
+#   jupytext:
+#     formats: ipynb,py:percent
+#     notebook_metadata_filter: -jupytext.text_representation.jupytext_version
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#       format_version: '1.3'
+#   kernelspec:
+#     display_name: Python 3
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # Solutions for Chapter 3: Lookup Table
+#
+# [![Open in Colab](https://colab.research.google.com/assets/colab-badge.svg)](https://colab.research.google.com/github/taotp/taotp-book/blob/main/solutions/03_lookup_table.ipynb)
+#
+# Reference answers for every puzzle of [Chapter 3](https://github.com/taotp/taotp-book/blob/main/book/03_lookup_table.ipynb)'s exercises:
+# each checked puzzle ends in `assert result`; the questions get a worked answer with the
+# numbers computed here.
+
+# %%
+# On Colab, install the book's package first; anywhere else this does nothing.
+import sys, subprocess
+if 'google.colab' in sys.modules:
+    subprocess.run([sys.executable, '-m', 'pip', 'install', '-q',
+                    'taotp @ git+https://github.com/taotp/taotp-book'], check=True)
+import numpy as np
+import taotp
+from taotp.exercises import check, progress
+
+# %% [markdown]
+# ## Puzzle 3.1 · Learn the table instead of building it (training; no checker)
+#
+# **Data.** Each example is a prefix of random length and content followed by one key, with
+# the key's value as the target at the last position only. Random prefixes alone are not
+# enough: a model can get away with looking further back than $l$ tokens if the training
+# prefixes never punish it. So mix in prefixes cut from *other* keys (the model must not
+# answer for the key that ends one position early) and place each key at every offset of the
+# block, so every relative position is trained.
+#
+# **Guarantee.** Sampling prefixes can only find failures, never prove there are none. What does
+# give a guarantee is a property of the weights: if the last position's attention puts
+# (numerically) zero weight on everything older than $l - 1$ positions back, the prefix
+# cannot change the answer, and checking each key once is a proof. For a trained model this is
+# rarely exactly true, which is the point of building the program by hand. Here is the
+# harness's result check run on the hand-built program, together with that certificate:
+
+# %%
+rng = np.random.default_rng(31)
+ks, vs = taotp.random_lookup_table(100, 5, 50, rng)
+built = taotp.build_lookup_transformer(ks, vs, 50, 15, tok_dims=10, rng=rng)
+for mode in ('random', 'keys'):
+    right = taotp.lookup_precision(built, ks, vs, 10, np.random.default_rng(1), mode=mode)
+    print(f'prefixes: {mode:>6}: {right:.1%} right')
+queries = taotp.lookup_queries(ks, 10, 50, np.random.default_rng(2))
+leak = max(taotp.trace(q, built).attn[0][:, -1, :-5].max() for q in queries[:20])
+print('largest attention weight of the last position outside the last 5 tokens:', leak)
+
+
+# %% [markdown]
+# ## Puzzle 3.2 · Concatenate instead of hashing (budget: one layer)
+#
+# Give each relative position its own slot of `width` dimensions: the token embedding lives in
+# slot 0, head $h$ (for $h \ge 1$) reads $h$ positions back with the hardened rotation of
+# Chapter 3 and copies slot 0 of that position into slot $h$. Head 0 is not needed, since slot 0
+# already holds the current token. Then run every key through the model and let `out_emb[v]`
+# be the sum of the layer-normalised final vectors of the keys with value $v$, with the position
+# block zeroed so the prefix length cannot matter. The score of the right value contains
+# $\sum_p |e(k_p)|^2$, about $l \cdot$ `width`; other keys only share a token now and then.
+
+# %%
+def build(ks, vs, vocab_size, block_size, prefix_len, width=32, seed=0):
+    rng = np.random.default_rng(seed)
+    L = taotp.Layout([(f'slot{p}', width) for p in range(prefix_len)] + [('pos', 3)])
+    d = L.d_model
+    params = taotp.base_params(vocab_size, block_size, d)
+    params['pos_emb'][:, L['pos']] = taotp.pos_enc_3d_array(block_size)
+    params['tok_emb'][:, L['slot0']] = taotp.layer_norm(rng.normal(size=(vocab_size, width)))
+    layer = taotp.base_layer(prefix_len, d, 0, d)
+    for h in range(1, prefix_len):
+        layer['Q'][h, L['pos'], :3] = taotp.blocks.harden(taotp.shift_matrix(-h, block_size))
+        layer['K'][h, L['pos'], :3] = np.eye(3)
+        layer['V'][h, L['slot0'], :width] = np.eye(width)
+        layer['P'][h, L[f'slot{h}'], :width] = np.eye(width)
+    params['layers'].append(layer)
+    record = []
+    taotp.model.forward(np.asarray(ks), record=record, **params)
+    final = taotp.layer_norm(record[-1]['final'][:, -1])
+    final[:, L['pos']] = 0
+    params['out_emb'] = np.zeros((vocab_size, d))
+    np.add.at(params['out_emb'], vs, final)
+    return params
+
+result = check('3.2', build)
+assert result
+
+# %% [markdown]
+# The price is width: $l \cdot$ `width` $+ 3$ dimensions (163 for keys of 5) where the hash
+# shares one block among all positions.
+#
+# ## Puzzle 3.3 · Layer norm nearly fixes a random sphere point (no checker)
+#
+# Write $m$ for the mean of the coordinates of $v$ (with $|v|^2 = d$). Layer norm subtracts $m$
+# and divides by the standard deviation $s = \sqrt{|v|^2/d - m^2} = \sqrt{1 - m^2}$ (ignoring
+# the tiny epsilon). Since $v \cdot \mathbf 1 = dm$,
+#
+# $$\frac{v\cdot \mathrm{layer\_norm}(v)}{d} = \frac{|v|^2 - d m^2}{d\,s} = \sqrt{1 - m^2}.$$
+#
+# By symmetry $E[v_i v_j] = 0$ for $i \ne j$ and $E[v_i^2] = 1$, so $E[m^2] = 1/d \to 0$, hence
+# $m \to 0$ in probability and the ratio tends to 1. Numerically (500 points per $d$):
+
+# %%
+rng = np.random.default_rng(33)
+for d in (3, 10, 100, 1000, 10000):
+    v = rng.normal(size=(500, d))
+    v *= np.sqrt(d) / np.linalg.norm(v, axis=1, keepdims=True)
+    ratio = (v * taotp.layer_norm(v)).sum(axis=1) / d
+    print(f'd = {d:>5}: mean {ratio.mean():.5f}, smallest {ratio.min():.5f}')
+
+# %% [markdown]
+# ## Puzzle 3.4 · Sums of sphere points (no checker)
+#
+# The same algebra for any vector $S$ gives $S \cdot \mathrm{layer\_norm}(S)/d = \sqrt{|S|^2/d
+# - m_S^2}$. For $S = \sum_{i=0}^{k} v_d(i)$ with the $v_d(i)$ *independent*, the cross terms
+# $v(i)\cdot v(j)/d$ vanish as $d$ grows, so $|S|^2/d \to k + 1$, while $m_S \to 0$. The limit is
+# $\sqrt{k+1}$: the book's $\sqrt k$ counts one term too few (its sum starts at $i = 0$).
+# Independence is the assumption that matters: if all the $v_d(i)$ were the same point, $|S|^2
+# = (k+1)^2 d$ and the limit would be $k + 1$.
+
+# %%
+rng = np.random.default_rng(34)
+d = 20000
+for k in range(5):
+    v = rng.normal(size=(k + 1, d))
+    v *= np.sqrt(d) / np.linalg.norm(v, axis=1, keepdims=True)
+    S = v.sum(axis=0)
+    same = (k + 1) * v[0]
+    print(f'k = {k}: independent {S @ taotp.layer_norm(S) / d:.3f} '
+          f'(sqrt(k+1) = {np.sqrt(k + 1):.3f}); all equal {same @ taotp.layer_norm(same) / d:.3f}')
+
+# %% [markdown]
+# ## Puzzle 3.5 · One coordinate of a sphere point (no checker)
+#
+# The slice of the unit sphere at $x_1 = x$ is a sphere of radius $\sqrt{1 - x^2}$ in one
+# dimension less, with area $\propto (1-x^2)^{(n-2)/2}$, and the surface meets the slice at a
+# slant that contributes a factor $(1 - x^2)^{-1/2}$. So the density of $x_1$ is
+# $\propto (1-x^2)^{(n-3)/2}$ on $[-1, 1]$. With $u = (x+1)/2$, $1 - x^2 = 4u(1-u)$ and the
+# density of $u$ is $\propto u^{(n-3)/2}(1-u)^{(n-3)/2}$: exactly
+# $\mathrm{Beta}(\frac{n-1}{2}, \frac{n-1}{2})$, not just approximately. Its variance
+# $\frac{1}{4n}$ gives $\mathrm{Var}(x_1) = 1/n$, the $1/d$ used in Section 3.5.1. Comparing
+# moments on 200,000 samples:
+
+# %%
+rng = np.random.default_rng(35)
+for n in (3, 10, 50):
+    x = rng.normal(size=(200_000, n))
+    x1 = x[:, 0] / np.linalg.norm(x, axis=1)
+    a = (n - 1) / 2
+    var_beta = a * a / ((2 * a) ** 2 * (2 * a + 1))                   # Var(u), u ~ Beta(a, a)
+    print(f'n = {n:>2}: Var(x1) {x1.var():.5f} vs 4 Var(u) = {4 * var_beta:.5f}; '
+          f'E[x1^4] {np.mean(x1 ** 4):.5f} vs 3/(n(n+2)) = {3 / (n * (n + 2)):.5f}')
+
+
+# %% [markdown]
+# ## Puzzle 3.6 · Normalise the hashes (budget: one layer)
+#
+# Both help. Without normalisation a value that collects several keys gets a long `out_emb`
+# row, which wins too often against keys that are not its own. Normalising each key's hash
+# before summing removes the spread among hashes; normalising each finished row also removes
+# the advantage of values with many keys, and helps much more. The reference answer
+# normalises the rows at the end:
+
+# %%
+def build_better(ks, vs, vocab, block, key_len, tok_dims, rng=None):
+    params = taotp.build_untied_transformer(ks, vs, vocab, block, key_len, tok_dims, rng=rng)
+    params['out_emb'] = taotp.layer_norm(params['out_emb'])
+    return params
+
+result = check('3.6', build_better)
+assert result
+
+
+# %% [markdown]
+# And the other option, one seed, same table size (the book's construction first):
+
+# %%
+def build_each_hash_normed(ks, vs, vocab, block, key_len, tok_dims, rng=None):
+    params = taotp.build_untied_transformer(ks, vs, vocab, block, key_len, tok_dims, rng=rng)
+    record = []
+    taotp.model.forward(ks, record=record, **params)
+    params['out_emb'] = np.zeros_like(params['tok_emb'])
+    np.add.at(params['out_emb'], vs, taotp.layer_norm(record[-1]['final'][:, -1]))
+    return params
+
+ks, vs = taotp.random_lookup_table(1000, 5, 1000, np.random.default_rng(36))
+for name, builder in (('book', taotp.build_untied_transformer),
+                      ('normalise each hash', build_each_hash_normed),
+                      ('normalise the rows', build_better)):
+    params = builder(ks, vs, 1000, 10, 5, 30, rng=np.random.default_rng(0))
+    print(f'{name:>20}: {taotp.lookup_precision(params, ks, vs, 5, 0):.1%}')
+
+
+# %% [markdown]
+# ## Puzzle 3.7 · PostLN (no budget)
+#
+# Nothing needs to change. The tied program's inputs are already fixed points of layer norm,
+# so attention sees the same vectors whether or not a norm comes first. After the layer the
+# stream holds the hash; PostLN normalises it (twice: the MLP adds nothing) and the final norm
+# once more, and layer norm applied to an already normalised vector changes nothing. Same
+# argmax, same table.
+
+# %%
+def build_postln(ks, vs, vocab_size, block_size):
+    return taotp.build_lookup_transformer(ks, vs, vocab_size, block_size, tok_dims=10)
+
+result = check('3.7', build_postln)
+assert result
+
+# %% [markdown]
+# ## Puzzle 3.8 · More text, longer keys (experiment; no checker)
+#
+# An experiment with 400 grams whose keys have 7 words (the first 3,200 words of the play),
+# at $d_{model}$ 23. Longer keys make more grams distinct and the recalled stretches longer,
+# but between recalled stretches the program still emits whatever word the hash of an unseen
+# key lands on: a lookup table has no notion of similar contexts, so more text mostly buys
+# more memorised quotations, not better prose.
+
+# %%
+from taotp.corpus import romeo_and_juliet, words
+play = [w for w in words(romeo_and_juliet()) if w[0].isalpha()]
+ks, vs, vocab = taotp.ngram_table(play, 400, 7)
+poem = taotp.build_lookup_transformer(ks, vs, len(vocab), 7, 20, rng=0)
+print(f'{len(ks)} grams, {len(vocab)} words, recalled {taotp.lookup_precision(poem, ks, vs):.0%}')
+ids = {w: i for i, w in enumerate(vocab)}
+for start in (0, 805, 2003):
+    prompt = play[start:start + 7]
+    out = taotp.decode([ids[w] for w in prompt], poem, max_steps=10, window=True)
+    print(' '.join(prompt), '|', ' '.join(vocab[t] for t in out[7:]))
+
+# %% [markdown]
+# ## Puzzle 3.9 · The 20 % ceiling (no checker)
+#
+# **The scores are additive.** Every token row of the tied program has zero mean, so the
+# centring inside the final layer norm changes no dot product with it, and the division by the
+# standard deviation scales all logits of a query alike. The argmax is therefore the argmax of
+# $E_v \cdot \mathrm{hash}(k) = \sum_p A_p[v, k_p]$ with $A_p = E M_p^\top E^\top$, one
+# $V \times V$ table per key position, whatever $d_{model}$ is. With $V = 10$ and $l = 5$ that is
+# at most $5 \cdot 10 \cdot 10 = 500$ numbers (fewer that matter, since shifting a column of an
+# $A_p$ changes no argmax), and they must pick the right one of 10 values for 1,000 random keys,
+# about $1000 \log_2 10 \approx 3{,}300$ bits of labels. A widening model cannot help: once
+# $t > V$ the matrices $A_p$ are already arbitrary.
+#
+# **Measured.** (1) The additive form reproduces the program's answers. (2) Fitting the 500
+# numbers directly (a convex softmax regression on one-hot position features, no transformer
+# at all) reaches about the same accuracy as the construction. (3) Widening the model past
+# $t > V$ changes nothing ($d_{model}$ 13 has $t = 10 = V$ and does a little worse). (4) With vocab 100 the same count is 50,000 numbers for 1,000 keys, and every cell
+# of the book's figure reaches 100 %.
+
+# %%
+ks, vs = taotp.random_lookup_table(1000, 5, 10, np.random.default_rng(0))
+params = taotp.build_lookup_transformer(ks, vs, 10, 5, 30, optimization_iters=300)
+t = 30
+E = params['tok_emb'][:, :t]
+P = params['layers'][0]['P'][:, :t, :t].copy()
+P[0] += np.eye(t)                                       # undo the cleanup to read G_0
+M = np.stack([P[h].T for h in range(5)][::-1])          # M[p] for key position p
+A = np.einsum('vt,pot,uo->pvu', E, M, E)                # A_p[v, u] = E_v . (E_u M_p)
+additive = sum(A[p][:, ks[:, p]] for p in range(5)).T   # (1000, 10)
+program = taotp.transformer_batch(ks, params)[:, -1]
+print('additive argmax == program argmax:', np.array_equal(additive.argmax(1), program.argmax(1)))
+print(f'construction at d_model 33: {np.mean(program.argmax(1) == vs):.1%} right')
+
+X = np.zeros((1000, 50))
+X[np.arange(1000)[:, None], np.arange(5) * 10 + ks] = 1        # one-hot token per position
+W = np.zeros((50, 10))
+for _ in range(5000):
+    Z = X @ W
+    W -= 0.5 * X.T @ (taotp.softmax(Z) - np.eye(10)[vs]) / 1000
+print(f'best additive scorer found directly (500 numbers): {np.mean((X @ W).argmax(1) == vs):.1%}')
+print(f'always answering the most common value: {np.bincount(vs).max() / 1000:.1%}')
+for width in (13, 63):
+    wide = taotp.build_lookup_transformer(ks, vs, 10, 5, width - 3, optimization_iters=300)
+    print(f'd_model {width}: {taotp.lookup_precision(wide, ks, vs):.1%}')
+
+# %% [markdown]
+# ## Puzzle 3.10 · A tighter width bound (no checker)
+#
+# Redo Section 3.5.1's count with the signal in view. For $l$ independent hashed tokens of
+# squared length $s$, the right value's score contains $|\mathrm{hash}(k)|^2 \approx l s$, while
+# each of the $c \approx n/|V|$ keys of a competing value adds $l^2$ cross dot products of
+# variance $s^2/d$ each, a standard deviation of $l s \sqrt{c/d}$. The signal-to-noise ratio is
+# $\sqrt{d/c}$: **the key length cancels**. Requiring it to beat the largest of about $|V|$
+# competitors for all $n$ keys (a union bound over Gaussian tails) gives
+# $d \gtrsim 2\,(n/|V|)\ln(n|V|)$ up to a constant set by how far the random hash matrices are
+# from orthogonal, instead of $d \gg n l^2/|V|$. The measurement agrees on the part that
+# matters: at fixed width, longer keys do not hurt (they help a little).
+
+# %%
+for l in (2, 5, 8):
+    ks, vs = taotp.random_lookup_table(1000, l, 1000, np.random.default_rng(l))
+    untied = taotp.build_untied_transformer(ks, vs, 1000, l + 2, l, 40, rng=1)
+    print(f'keys of {l}: {taotp.lookup_precision(untied, ks, vs, 2, 0):.1%} right at tok_dims 40 '
+          f'(book\'s n l^2/|V| = {l * l})')
+
+# %% [markdown]
+# ## Puzzle 3.11 · An unlearnable table
+#
+# By 3.9, whatever the width, the program's answer is the argmax of an additive score
+# $\sum_p A_p[v, k_p]$ (the untied construction is also linear in the hash, so it is no
+# different). XOR on two-token keys defeats every such score: with $D(k) = $ score of 1 minus
+# score of 0 $= a[k_0] + b[k_1]$, we would need $a_0 + b_1 > 0$ and $a_1 + b_0 > 0$ but
+# $a_0 + b_0 < 0$ and $a_1 + b_1 < 0$; the first two add up to the same number as the last two.
+#
+# **Smallest.** Four entries. With three or fewer, the one-hot codes of distinct keys (one
+# block per position) are affinely independent: if $x_3 = \alpha x_1 + (1-\alpha) x_2$, look at a
+# coordinate where $x_1$ is 1 and $x_2$ is 0; it forces $\alpha \in \{0, 1\}$, so $x_3$ would
+# repeat a key. Affinely independent points can be sent to any score vectors by a linear map
+# (the constant term is free, because each block of a one-hot code sums to 1), so every
+# table with three entries is separable.
+
+# %%
+xor = {'ks': [[0, 0], [0, 1], [1, 0], [1, 1]], 'vs': [0, 1, 1, 0], 'smallest': 4}
+result = check('3.11', xor)
+assert result
+ks, vs = np.array(xor['ks']), np.array(xor['vs'])
+wide = taotp.build_lookup_transformer(ks, vs, 2, 2, 30, optimization_iters=2000)
+print(f'the tied builder at d_model 33 on XOR: {taotp.lookup_precision(wide, ks, vs):.0%} right')
+
+# %%
+progress(3)

@@ -1,0 +1,548 @@
+# ---
+# jupyter:
+#   jupytext:
+#     formats: ipynb,py:percent
+#     notebook_metadata_filter: -jupytext.text_representation.jupytext_version
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#       format_version: '1.3'
+#   kernelspec:
+#     display_name: Python 3
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # Solutions for Chapter 6: Decimal Addition
+#
+# [![Open in Colab](https://colab.research.google.com/assets/colab-badge.svg)](https://colab.research.google.com/github/taotp/taotp-book/blob/main/solutions/06_addition.ipynb)
+#
+# Reference solutions for every checked puzzle (each cell ends with the checker's verdict and an
+# `assert`), and worked answers for the reflection prompts. Try the puzzles in
+# `exercises/06_addition.ipynb` first.
+#
+# Most program solutions follow one recipe: design the attention so that the MLP's input coordinate
+# separates every case that needs a different answer, then let `taotp.fit_lookup_mlp` run the
+# prompts, read the keys the MLP really sees, and build the lookup with `build_MLP`.
+
+# %%
+# On Colab, install the book's package first; anywhere else this does nothing.
+import sys, subprocess
+if 'google.colab' in sys.modules:
+    subprocess.run([sys.executable, '-m', 'pip', 'install', '-q',
+                    'taotp @ git+https://github.com/taotp/taotp-book'], check=True)
+from itertools import product
+import numpy as np
+import taotp
+from taotp import layer_norm
+from taotp.exercises import check
+
+# %% [markdown]
+# ## Puzzle 6.1 · Sums of two sets span at most n + m − 1 dimensions
+#
+# Every sum can be rewritten from the first row and the first column:
+# $v_i + u_j = (v_i + u_1) + (v_1 + u_j) - (v_1 + u_1)$. So the $n m$ sums lie in the span of the
+# $n + m - 1$ vectors $v_i + u_1$ ($n$ of them) and $v_1 + u_j$ ($j \ge 2$, $m - 1$ of them). A
+# numerical check with generic vectors in a roomy space shows the bound is reached:
+
+# %%
+rng = np.random.default_rng(1)
+for n, m in [(10, 10), (3, 7), (5, 1)]:
+    v, u = rng.normal(size=(n, 1, 40)), rng.normal(size=(1, m, 40))
+    print(f'n={n}, m={m}: rank of the sums = {np.linalg.matrix_rank((v + u).reshape(-1, 40))}, '
+          f'n + m - 1 = {n + m - 1}')
+
+# %% [markdown]
+# ## Puzzle 6.2 · A spike anywhere (Corollary 6.1)
+#
+# Substitute $t = x - x_0$ in Lemma 6.1 and scale the output rows by $a_0$: biases
+# $-x_0 + (1, 0, -1)$, output weights $a_0 (1, -2, 1)$. That is `taotp.spike`.
+
+# %%
+result = check('6.2', lambda x0, a0: taotp.spike(x0, a0))
+assert result
+
+# %% [markdown]
+# ## Puzzle 6.3 · Theorem 6.1
+#
+# One spike per point, all of width `min_sep`: at $x_j$ the spike of $x_i$ sees
+# $|x_j - x_i| / \text{min\_sep} \ge 1$ and is 0, while its own spike gives $y_j$. Each spike costs
+# three hidden units, so $3|S|$ in total.
+
+# %%
+result = check('6.3', lambda xs, ys: tuple(taotp.build_MLP(xs, ys)))
+assert result
+
+# %% [markdown]
+# ## Puzzle 6.4 · A weak spike from two ReLUs
+#
+# Drop the last unit: $f(x) = \mathrm{relu}(x + 1) - 2\,\mathrm{relu}(x)$. It is 0 for $x \le -1$,
+# rises to 1 at 0, and falls as $1 - x$ afterwards, which is $\le 0$ from $x = 1$ on.
+
+# %%
+weak = (np.array([[1.0, 1.0]]), np.array([1.0, 0.0]), np.array([[1.0], [-2.0]]), np.zeros(1))
+result = check('6.4', weak)
+assert result
+
+# %% [markdown]
+# ## Puzzle 6.5 · The single-digit adder in base b
+#
+# Count by hand: `tok_emb` $4b$, `pos_emb` $2 \cdot 4$, the four attention matrices $4 \cdot 16$, and an
+# MLP for $2b - 1$ sums with $3(2b - 1)$ hidden units: $4 \cdot 3(2b-1) + 3(2b-1) + 3(2b-1) \cdot 4 + 4$.
+# Total $58b + 49$ (629 for $b = 10$); the non-zeros follow $40b - 21$. Building and counting agrees:
+
+# %%
+count = lambda b: taotp.count_params(taotp.build_single_digit_mod_transformer(base=b))['n_params']
+print([(b, count(b), 58 * b + 49) for b in (2, 10, 16)])
+result = check('6.5', lambda b: 58 * b + 49)
+assert result
+
+# %% [markdown]
+# ## Puzzle 6.6 · Attention that outputs (1 − k, k, 0, …)
+#
+# With $Q = K = 0$ the head averages the two digit vectors $[x, 1, a, -x-a-1]$. A value matrix
+# that sends a digit to $(1 - 200x, 200x, 0, 0)$ (rows: $x \mapsto (-200, 200)$, $1 \mapsto (1, 0)$)
+# averages to $(1 - 100(x_i + x_j), 100(x_i + x_j)) = (1 - k, k)$.
+
+# %%
+p66 = taotp.base_params(10, 2, 4)
+p66['tok_emb'] = taotp.digit_embedding(10)
+p66['out_emb'] = p66['tok_emb'].copy()
+layer = taotp.base_layer(1, 4, 0, 4)
+layer['V'][0, 0, :2] = [-200.0, 200.0]
+layer['V'][0, 1, 0] = 1.0
+layer['P'][0] = np.eye(4)
+p66['layers'].append(layer)
+result = check('6.6', p66)
+assert result
+
+# %% [markdown]
+# ## Puzzle 6.7 · Single-digit addition in 3 dimensions
+#
+# Three LN-fixed coordinates $[x, a, -x - a]$ ($x = i/10$, $a$ from $x^2 + a^2 + (x + a)^2 = 3$) leave
+# no constant coordinate, so after the averaging head the layer-normed key depends on the *pair*,
+# not just the sum. The MLP then needs one spike per ordered pair: 100 spikes instead of 19.
+
+# %%
+x = np.arange(10) / 10
+a = (np.sqrt(6 - 3 * x ** 2) - x) / 2
+tok3 = np.stack([x, a, -x - a], axis=1)
+p67 = taotp.base_params(10, 2, 3)
+p67['tok_emb'], p67['out_emb'] = tok3, tok3.copy()
+layer = taotp.base_layer(1, 3, 0, 3)
+layer['V'][0], layer['P'][0] = 1e4 * np.eye(3), np.eye(3)
+p67['layers'].append(layer)
+pairs = np.stack(np.divmod(np.arange(100), 10), axis=1)
+p67, sep = taotp.fit_lookup_mlp(p67, pairs, pairs.sum(1) % 10)
+print(f'{p67["layers"][0]["M1"].shape[1]} hidden units, key separation {sep:.1e}')
+result = check('6.7', p67)
+assert result
+
+# %% [markdown]
+# The count grows from 629 to 2,175: the MLP pays for the missing dimension.
+#
+# ## Puzzle 6.8 · Proper cleanup
+#
+# Keep the book's attention but with a gentle value scale (0.1 instead of $10^4$), so the residual
+# after attention, $r(i, j)$, still differs for every ordered pair. Then let the MLP output exactly
+# $\text{tok\_emb}[(i+j) \bmod 10] - r(i, j)$: what is left is the answer's embedding and nothing else.
+
+# %%
+p68 = taotp.build_single_digit_mod_transformer(value_scale=0.1)
+layer = p68['layers'][0]
+record = []
+silent = dict(layer, M1=np.zeros((4, 0)), b1=np.zeros(0), M2=np.zeros((0, 4)))
+taotp.model.forward(pairs, record=record, **dict(p68, layers=[silent]))
+r = record[0]['resid_mid'][:, 1]
+keys = layer_norm(r)[:, 0]
+mlp68 = taotp.build_MLP(keys, p68['tok_emb'][pairs.sum(1) % 10] - r)
+layer['M1'] = np.zeros((4, mlp68.d_ff))
+layer['M1'][0], layer['b1'], layer['M2'], layer['b2'] = mlp68
+print(f'100 keys, separation {mlp68.min_sep:.1e}')
+result = check('6.8', p68)
+assert result
+
+# %% [markdown]
+# ## Puzzle 6.9 · cos(α|i − j|) has rank at most 2
+#
+# $\cos(\alpha(i - j)) = \cos(\alpha i)\cos(\alpha j) + \sin(\alpha i)\sin(\alpha j)$, and cosine is
+# even, so the matrix is $c c^\top + s s^\top$ with $c_i = \cos \alpha i$, $s_i = \sin \alpha i$: a sum
+# of two rank-one matrices. More generally any $f(\theta_i - \theta_j)$ with $f$ a trigonometric
+# polynomial of degree $r$ has rank at most $2r + 1$.
+
+# %%
+i = np.arange(12)
+for alpha in (0.3, 1.0, np.pi / 6):
+    M = np.cos(alpha * np.abs(i[:, None] - i[None, :]))
+    print(f'alpha = {alpha:.3f}: rank {np.linalg.matrix_rank(M)}')
+
+# %% [markdown]
+# ## Puzzle 6.10 · One head per digit place, by changing the positions
+#
+# Give digit $d$ of $a$ and digit $d$ of $b$ the *same* position vector. A head aimed at that vector
+# then splits its weight evenly between the two and reads $(x_a + x_b)/2$; doubling its value gives
+# the place's contribution to $a + b$. '+' and '=' keep unique positions, so the cleanup head can
+# still find itself. Three heads for two digits.
+
+# %%
+prompts2, pairs2 = taotp.addition_prompts(2)
+
+def shared_place_adder(keep_standard):
+    d_model = 10 if keep_standard else 7
+    p = taotp.base_params(12, 6, d_model)
+    tok = taotp.digit_embedding(10)
+    tok = np.vstack([tok, tok[0], tok[0]])
+    p['tok_emb'][:, :4] = tok
+    p['out_emb'][:, :4] = tok
+    if keep_standard:   # 6.11: the usual circle, plus a second one of period 3
+        p['pos_emb'][:, 4:7] = taotp.pos_enc_3d_array(6)
+        p['pos_emb'][:, 7:10] = taotp.pos_enc_3d(2 * np.pi * (np.arange(6) % 3) / 3)
+        read, own = slice(7, 10), slice(4, 7)
+    else:               # 6.10: positions 0/3 and 1/4 share a point
+        p['pos_emb'][:, 4:7] = taotp.pos_enc_3d(2 * np.pi * np.array([0, 1, 2, 0, 1, 3]) / 4)
+        read = own = slice(4, 7)
+    layer = taotp.base_layer(3, d_model, 0, 3)
+    for place in range(2):                     # place 0: units, at positions 1 and 4
+        layer['Q'][place, 1, :] = p['pos_emb'][1 - place, read] * 1e6
+        layer['K'][place, read, :] = np.eye(3)
+        layer['V'][place, 0, 0] = 2 * 100 * 10 ** place
+        layer['P'][place, 0, 0] = 1.0
+    layer['Q'][2, own, :] = 1e6 * np.eye(3)    # cleanup: attend to yourself, erase filler dims
+    layer['K'][2, own, :] = np.eye(3)
+    layer['V'][2, 2:4, :2] = -np.eye(2)
+    layer['P'][2, 2:4, :2] = np.eye(2)
+    p['layers'].append(layer)
+    return taotp.fit_lookup_mlp(p, prompts2, pairs2.sum(1) % 10, tol=1e-9)
+
+p610, sep = shared_place_adder(False)
+print(f'key separation {sep:.1e}')
+result = check('6.10', p610)
+assert result
+
+# %% [markdown]
+# ## Puzzle 6.11 · The same, keeping the standard positions
+#
+# On the 3-dim circle no query can weigh two positions equally *and* beat everything between
+# them, so keep the standard circle and add a second one whose period is $n + 1 = 3$: digit $d$ of
+# $a$ (position $n - 1 - d$) and of $b$ (position $2n - d$) differ by $n + 1$ and land on the same
+# point. Cost: 3 more model dimensions (d_model 10 instead of 7).
+
+# %%
+p611, sep = shared_place_adder(True)
+print(f'key separation {sep:.1e}, d_model {taotp.config(p611)["d_model"]}')
+result = check('6.11', p611)
+assert result
+
+# %% [markdown]
+# ## Puzzle 6.12 · Does the impossibility proof survive the residual connection?
+#
+# Partly. With the residual, the second digit's position holds its own embedding $t_j$ plus the
+# attention output. If each head reads one fixed position (hard attention by position), the update
+# is $x_i + y_j$ and the residual adds $t_j$, a function of $j$ alone: fold it into $y_j$ and the
+# 19-dimension argument goes through unchanged, final layer norm included (centring is linear and
+# the positive scale does not change an argmax). What the proof does *not* cover is attention whose
+# weights depend on the tokens: then the output is $w(i, j)\, v_i + (1 - w(i, j))\, v_j$, no longer a
+# sum of a function of $i$ and a function of $j$. The book leaves this case open, and so do we.
+
+# %% [markdown]
+# ## Puzzle 6.13 · Without the cleanup head
+#
+# Drop the last head. At the '=' position the filler coordinates of the '=' token stay in the
+# residual, but they are the same for every prompt, so the key is still a function of $a + b$; only
+# the keys move, and the MLP is rebuilt for them. No extra parameters: 84 fewer (one head less).
+
+# %%
+p613 = taotp.build_multi_digit_mod_transformer(2)
+for name in 'QKVP':
+    p613['layers'][0][name] = p613['layers'][0][name][:-1]
+p613, sep = taotp.fit_lookup_mlp(p613, prompts2, pairs2.sum(1) % 10)
+print(f'key separation {sep:.1e}, {taotp.count_params(p613)["n_params"]:,} parameters')
+result = check('6.13', p613)
+assert result
+
+# %% [markdown]
+# ## Puzzle 6.14 · The tens digit
+#
+# The one line to change is the list of MLP outputs: map the key of sum $s$ to
+# `tok_emb[s // 10 % 10]` instead of `tok_emb[s % 10]`.
+
+# %%
+p614 = taotp.build_multi_digit_mod_transformer(2)
+p614, _ = taotp.fit_lookup_mlp(p614, prompts2, pairs2.sum(1) // 10 % 10)
+result = check('6.14', p614)
+assert result
+
+
+# %% [markdown]
+# ## Puzzle 6.15 · Wider keys for 3 digits
+#
+# The keys are squeezed because coordinate 0 holds $a + b$ (up to 1,998) next to a 1 and the
+# position block: layer norm saturates. Writing $(a + b)/1000$ instead (divide the digit heads'
+# output by 1,000) keeps the key in layer norm's nearly linear range.
+
+# %%
+def wide_mod_adder(n, shrink):
+    p = taotp.build_multi_digit_mod_transformer(n)
+    p['layers'][0]['P'][:-1, 0, 0] /= shrink
+    sums = np.arange(2 * 10 ** n - 1)
+    a = np.minimum(sums, 10 ** n - 1)
+    reps, _ = taotp.addition_prompts(n, np.stack([a, sums - a], axis=1))
+    return taotp.fit_lookup_mlp(p, reps, sums % 10)
+
+p615, sep = wide_mod_adder(3, 1000)
+print(f'3 digits: separation {sep:.2e} (book construction 1.37e-9)')
+result = check('6.15', p615)
+assert result
+
+
+# %% [markdown]
+# For 5 digits the keys are $\mathrm{LN}([s / \text{shrink}, 1, 0, 0, p])_0$ for
+# $s = 0 \dots 199{,}998$; we compute them directly (building the 600,000-unit MLP takes minutes).
+# The extra parameter cost is zero: only a value changes.
+
+# %%
+def key_sep(n, shrink):
+    s = np.arange(2 * 10 ** n - 1)
+    X = np.zeros((len(s), 7))
+    X[:, 0], X[:, 1], X[:, 4:] = s / shrink, 1.0, taotp.pos_enc_3d_array(2 * n + 2)[0]
+    return taotp.min_sep(layer_norm(X)[:, 0])
+
+for n in (3, 5):
+    print(f'{n} digits: book scale {key_sep(n, 1):.2e}, divided by 10^{n}: {key_sep(n, 10 ** n):.2e}')
+
+
+# %% [markdown]
+# ## Puzzle 6.16 · Addition after an ignored prefix
+#
+# With a prefix of unknown length, absolute positions mean nothing; everything has to be measured
+# from the '=' sign. Two layers do it.
+#
+# * **Layer 1 finds the step.** Each token carries a fifth coordinate $q$ that is 1 only for '='. Heads
+#   $j = 0, 1, 2$ look exactly $j$ steps back; if they see '=', they move a 5-dim "step" block from its
+#   resting vertex $v_	ext{none}$ to the vertex $v_j$. The four vertices have zero mean and equal
+#   norm, so the residual stays a fixed point of layer norm at every position, and they are linearly
+#   independent, so a linear read-out $\psi_k$ tells whether the step is $k$.
+# * **Layer 2 reads the digits.** For every step $k$, operand and place there is a head aimed (relative
+#   to the current position) at where that digit sits *if* the step is $k$. Its query has one more
+#   coordinate, $B(1 - \psi_k \cdot c)$, matched against $q$ of the keys: when the step is not $k$ the
+#   head parks on the '=' token, whose value is 0. A self-looking head adds an offset $w_k$ for the
+#   step, so the MLP key is $(a + b)/100 + w_k$: 597 keys for 2 digits.
+
+# %%
+def token_block(x, q):
+    """[x, 1, a, -x - 1 - a - q, q]: zero mean and squared norm 5."""
+    c = x + 1 + q
+    a = (-2 * c + np.sqrt(4 * c ** 2 - 8 * (x ** 2 + 1 + c ** 2 + q ** 2 - 5))) / 4
+    return np.array([x, 1.0, a, -c - a, q])
+
+def build_prefix_adder(n=2, block=14, A=1e6, B=1e8):
+    T, POS, C, S = slice(0, 5), slice(5, 8), slice(8, 13), 13
+    d = 14
+    p = taotp.base_params(12, block, d)
+    rows = [token_block(i / 100, 0.0) for i in range(10)]
+    rows += [token_block(0.0, 0.0), token_block(0.0, 1.0)]          # '+', '='
+    vertices = np.sqrt(7.5) * (np.eye(5) - 0.2)[:4]                 # v_0, v_1, v_2, v_none
+    psi = np.linalg.lstsq(vertices, np.eye(4), rcond=None)[0].T      # psi[k] . v_j = [j == k]
+    p['tok_emb'][:, T] = rows
+    p['tok_emb'][:, C] = vertices[3]
+    p['out_emb'][:, T] = rows
+    p['pos_emb'][:, POS] = taotp.pos_enc_3d_array(block)
+    step = taotp.base_layer(3, d, 0, 3)
+    for j in range(3):
+        step['Q'][j, POS, :] = taotp.pos_3d_enc_rotation_matrix(-2 * np.pi * j / block) * A
+        step['K'][j, POS, :] = np.eye(3)
+        step['V'][j, 4, 0] = 1.0                                     # q of the token j back
+        step['P'][j, C, 0] = vertices[j] - vertices[3]
+    reads = list(product(range(3), ['a', 'b'], range(n)))
+    digits = taotp.base_layer(len(reads) + 1, d, 0, 4)
+    offsets = [0.0, 2.5, 5.0]
+    for h, (k, number, place) in enumerate(reads):
+        back = k + 1 + place if number == 'b' else k + n + 2 + place
+        digits['Q'][h, POS, :3] = taotp.pos_3d_enc_rotation_matrix(-2 * np.pi * back / block) * A
+        digits['K'][h, POS, :3] = np.eye(3)
+        digits['Q'][h, 1, 3], digits['Q'][h, C, 3] = B, -B * psi[k]  # gate: B (1 - psi_k . c)
+        digits['K'][h, 4, 3] = 1.0                                   # ... times q of the key
+        digits['V'][h, 0, 0] = 100 * 10 ** place
+        digits['P'][h, S, 0] = 1 / 100
+    digits['Q'][-1, POS, :3] = A * np.eye(3)
+    digits['K'][-1, POS, :3] = np.eye(3)
+    digits['V'][-1, C, 0] = sum(w * psi[k] for k, w in enumerate(offsets))
+    digits['P'][-1, S, 0] = 1.0
+    p['layers'] += [step, digits]
+    sums = np.arange(2 * 10 ** n - 1)
+    a = np.minimum(sums, 10 ** n - 1)
+    prompts, _ = taotp.addition_prompts(n, np.stack([a, sums - a], axis=1))
+    answer = sums[:, None] // 10 ** np.arange(n, -1, -1) % 10
+    seqs = np.concatenate([prompts, answer[:, :-1]], axis=1)
+    return taotp.fit_lookup_mlp(p, seqs, answer, layer=1, row=S,
+                                positions=range(2 * n + 1, 3 * n + 2), tol=1e-9)
+
+p616, sep = build_prefix_adder()
+print(f'key separation {sep:.1e}, {taotp.count_params(p616)["n_params"]:,} parameters')
+print('prefix 3 1, then 45 + 78 =', taotp.decode([3, 1, 4, 5, 10, 7, 8, 11], p616, max_steps=3)[8:].tolist())
+result = check('6.16', p616)
+assert result
+
+
+# %% [markdown]
+# ## Puzzle 6.17 · Scale value and position to widen the keys
+#
+# The key is $\mathrm{LN}([c_1 (a + b)/100 + c_2 p_0(t), 1, 0, 0, p(t)])_0$. A small grid search over
+# $c_1$ (the digit heads' output scale) with $c_2 = 1$ finds, per digit count, a scale that spreads the
+# sums without letting the ranges of different answer positions overlap.
+
+# %%
+def decimal_keys_sep(n, c1, c2=1.0):
+    pos = taotp.pos_enc_3d_array(3 * n + 2)[-n - 1:]
+    s = np.arange(2 * 10 ** n - 1)
+    keys = []
+    for p in pos:
+        X = np.zeros((len(s), 7))
+        X[:, 0], X[:, 1], X[:, 4:] = c1 * s / 100 + c2 * p[0], 1.0, p
+        keys.append(layer_norm(X)[:, 0])
+    return taotp.min_sep(np.concatenate(keys))
+
+best = {n: max(10.0 ** np.arange(-3, 1.01, 0.25), key=lambda c: decimal_keys_sep(n, c))
+        for n in (1, 2, 3)}
+for n, c1 in best.items():
+    print(f'{n} digit(s): c1 = {c1:.3g}, separation {decimal_keys_sep(n, c1):.2e} '
+          f'(book {decimal_keys_sep(n, 1.0):.2e})')
+
+def wide_adder(n):
+    p = taotp.build_decimal_addition_transformer(n)
+    layer = p['layers'][0]
+    layer['P'][:-1, 0, 0] *= best[n]
+    sums = np.arange(2 * 10 ** n - 1)
+    a = np.minimum(sums, 10 ** n - 1)
+    prompts, _ = taotp.addition_prompts(n, np.stack([a, sums - a], axis=1))
+    digits = sums[:, None] // 10 ** np.arange(n, -1, -1) % 10
+    seqs = np.concatenate([prompts, digits[:, :-1]], axis=1)
+    return taotp.fit_lookup_mlp(p, seqs, digits, positions=range(2 * n + 1, 3 * n + 2))[0]
+
+result = check('6.17', wide_adder)
+assert result
+
+
+# %% [markdown]
+# ## Puzzle 6.18 · Which position coordinate goes into the key?
+#
+# The book adds $p_0(t)$. Any coordinate, or a mix $\cos\phi\, p_0 + \sin\phi\, p_1$, works as long
+# as the answer positions get values far enough apart. The table gives the key separation of the
+# full adder for each choice (same formula as above, computed for all sums and positions):
+
+# %%
+def sep_with(n, weights):
+    pos = taotp.pos_enc_3d_array(3 * n + 2)[-n - 1:]
+    s = np.arange(2 * 10 ** n - 1)
+    keys = []
+    for p in pos:
+        X = np.zeros((len(s), 7))
+        X[:, 0], X[:, 1], X[:, 4:] = s / 100 + p @ weights, 1.0, p
+        keys.append(layer_norm(X)[:, 0])
+    return taotp.min_sep(np.concatenate(keys))
+
+choices = {'p0 (book)': [1, 0, 0], 'p1': [0, 1, 0], 'p2': [0, 0, 1]}
+angles = np.linspace(0, np.pi, 13)
+for n in (1, 2, 3):
+    row = {name: sep_with(n, np.array(w, float)) for name, w in choices.items()}
+    mix = max(angles, key=lambda f: sep_with(n, np.array([np.cos(f), np.sin(f), 0])))
+    row[f'best cos/sin mix of p0, p1 (phi={mix:.2f})'] = sep_with(
+        n, np.array([np.cos(mix), np.sin(mix), 0]))
+    print(f'{n} digit(s): ' + ', '.join(f'{k} {v:.2e}' for k, v in row.items()))
+
+
+# %% [markdown]
+# With two digits the third coordinate gives *zero* separation: two of the three answer positions
+# have the same $p_2$, so their keys collide and the construction would fail.
+# The first coordinate is a safe choice; a tuned mix of $p_0$ and $p_1$ is as good or better.
+#
+# ## Puzzle 6.19 · Addition without zero padding
+#
+# Format: `[a digits, +, b digits, =]` with no leading zeros, answer digits without leading zeros,
+# then '=' again as the end mark. The layout of the prompt now varies, so reading digits by place is
+# hard; this reference solution sidesteps it with the chapter's hammer. Head $t$ reads the token at
+# absolute position $t$ and adds (token id + 1) $\cdot 13^{-t}$ to coordinate 0, a base-13 numeral of
+# the whole sequence so far; the last head cleans up and adds the position. Every state then has its
+# own key, and the MLP is a lookup over all 35,000 or so states (one spike each). It works, and
+# it shows what the MLP-as-a-table costs: 1.6 million parameters for two-digit operands. Checking
+# all 10,000 pairs takes minutes with a model this wide, so this cell checks every pair below 30
+# (both operand lengths, with and without carries); the full check, all $a, b < 100$, runs in
+# `tests/test_exercises_ch06.py` (marked slow) and passes.
+
+# %%
+def build_unpadded_adder(max_digits=2):
+    block = 3 * max_digits + 3
+    p = taotp.base_params(12, block, 7)
+    tok = taotp.digit_embedding(12)          # '+' and '=' get values of their own here
+    p['tok_emb'][:, :4] = tok
+    p['out_emb'][:, :4] = tok
+    p['pos_emb'][:, 4:] = taotp.pos_enc_3d_array(block)
+    pos = p['pos_emb'][:, 4:]
+    layer = taotp.base_layer(block + 1, 7, 0, 3)
+    for t in range(block):
+        layer['Q'][t, 1, :] = pos[t] * 1e6
+        layer['K'][t, 4:, :] = np.eye(3)
+        layer['V'][t, 0, 0], layer['V'][t, 1, 0] = 100 * 13.0 ** -t, 13.0 ** -t
+        layer['P'][t, 0, 0] = 1.0
+    layer['Q'][-1, 4:, :] = 1e6 * np.eye(3)
+    layer['K'][-1, 4:, :] = np.eye(3)
+    layer['V'][-1, 2:4, :2] = -np.eye(2)
+    layer['P'][-1, 2:4, :2] = np.eye(2)
+    layer['V'][-1, 0, 2], layer['V'][-1, 4, 2], layer['P'][-1, 0, 2] = -1.0, 1.0, 1.0
+    p['layers'].append(layer)
+    seqs, targets = [], []
+    for a, b in product(range(10 ** max_digits), repeat=2):
+        prompt = [int(c) for c in str(a)] + [10] + [int(c) for c in str(b)] + [11]
+        answer = [int(c) for c in str(a + b)] + [11]
+        seq, want = prompt + answer[:-1], [-1] * (len(prompt) - 1) + answer
+        seqs.append(seq + [0] * (block - len(seq)))
+        targets.append(want + [-1] * (block - len(want)))
+    return taotp.fit_lookup_mlp(p, np.array(seqs), np.array(targets), positions=range(block))
+
+p619, sep = build_unpadded_adder()
+print(f'{p619["layers"][0]["M1"].shape[1]:,} hidden units, key separation {sep:.1e}, '
+      f'{taotp.count_params(p619)["n_params"]:,} parameters')
+print('54 + 7 =', taotp.decode([5, 4, 10, 7, 11], p619, max_steps=4, eos=11)[5:].tolist())
+result = check('6.19', p619, limit=30)   # a, b < 30 here; all a, b < 100 in the slow test
+assert result
+
+
+# %% [markdown]
+# ## Puzzle 6.20 · Decimal multiplication
+#
+# Same skeleton as Fig. 6.4, but the digit heads weigh $a$'s digits by $10^{n + d}$ and $b$'s by
+# $10^{d}$, so coordinate 0 holds $c_1(a \cdot 10^n + b)/100$ plus the position term: the key
+# identifies the *pair*, and the MLP stores the $2n$ digits of every product. The block grows to
+# $4n + 1$ for the $2n$ output digits.
+
+# %%
+def build_multiplier(n):
+    block, c1 = 4 * n + 1, {1: 1.0, 2: 0.01}[n]
+    p = taotp.base_params(12, block, 7)
+    tok = taotp.digit_embedding(10)
+    tok = np.vstack([tok, tok[0], tok[0]])
+    p['tok_emb'][:, :4] = tok
+    p['out_emb'][:, :4] = tok
+    p['pos_emb'][:, 4:] = taotp.pos_enc_3d_array(block)
+    pos = p['pos_emb'][:, 4:]
+    layer = taotp.base_layer(2 * n + 1, 7, 0, 3)
+    for head, (start, digit) in enumerate(product([0, n + 1], range(n))):
+        layer['Q'][head, 1, :] = pos[start + n - 1 - digit] * 1e6
+        layer['K'][head, 4:, :] = np.eye(3)
+        layer['V'][head, 0, 0] = 100 * 10 ** (digit + (n if start == 0 else 0))
+        layer['P'][head, 0, 0] = c1 / 100
+    layer['Q'][-1, 4:, :] = 1e6 * np.eye(3)
+    layer['K'][-1, 4:, :] = np.eye(3)
+    layer['V'][-1, 2:4, :2] = -np.eye(2)
+    layer['P'][-1, 2:4, :2] = np.eye(2)
+    layer['V'][-1, 0, 2], layer['V'][-1, 4, 2], layer['P'][-1, 0, 2] = -1.0, 1.0, 1.0
+    p['layers'].append(layer)
+    prompts, pairs = taotp.addition_prompts(n)
+    digits = (pairs[:, 0] * pairs[:, 1])[:, None] // 10 ** np.arange(2 * n - 1, -1, -1) % 10
+    seqs = np.concatenate([prompts, digits[:, :-1]], axis=1)
+    return taotp.fit_lookup_mlp(p, seqs, digits, positions=range(2 * n + 1, 4 * n + 1))[0]
+
+print('47 x 86 =', taotp.decode([4, 7, 10, 8, 6, 11], build_multiplier(2), max_steps=4)[6:].tolist())
+result = check('6.20', build_multiplier)
+assert result

@@ -1,0 +1,355 @@
+# ---
+# jupyter:
+#   jupytext:
+#     formats: ipynb,py:percent
+#     notebook_metadata_filter: -jupytext.text_representation.jupytext_version
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#       format_version: '1.3'
+#   kernelspec:
+#     display_name: Python 3
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # Solutions 9 · Multi-Operand Addition with Position Coupling
+#
+# [![Open in Colab](https://colab.research.google.com/assets/colab-badge.svg)](https://colab.research.google.com/github/taotp/taotp-book/blob/main/solutions/09_position_coupling.ipynb)
+#
+# Reference solutions for [exercises/09_position_coupling.ipynb](https://github.com/taotp/taotp-book/blob/main/exercises/09_position_coupling.ipynb).
+# Each one runs its checker and asserts that it passes.
+
+# %% tags=["hide-input"]
+# On Colab, install the book's package first; anywhere else this does nothing.
+import sys, subprocess
+if 'google.colab' in sys.modules:
+    subprocess.run([sys.executable, '-m', 'pip', 'install', '-q',
+                    'taotp @ git+https://github.com/taotp/taotp-book'], check=True)
+import numpy as np
+import taotp
+from taotp.exercises import check
+from taotp import coupling as C
+
+
+# %% [markdown]
+# ## Puzzle 9.1 · Parity scratchpad and coupled IDs
+#
+# Query bit $k$ and scratchpad bit $k$ both get $s + k$; the `=` gets $s$, so the token that
+# writes bit $k$ (bit $k - 1$ of the scratchpad, or `=`) has ID $s + k - 1$ and looks for
+# ID one larger.
+
+# %%
+def parity_sequence(bits, s):
+    running, acc = [], 0
+    for b in bits:
+        acc ^= int(b)
+        running.append(str(acc))
+    n = len(bits)
+    ids = [s + k for k in range(1, n + 1)]
+    return list(bits) + ['='] + running, ids + [s] + ids
+
+
+result = check('9.1', parity_sequence)
+assert result
+
+
+# %% [markdown]
+# ## Puzzle 9.2 · The addition format
+
+# %%
+def addition_text(operands):
+    longest = max(len(str(a)) for a in operands)
+    ell = len(str((10 ** longest - 1) * len(operands)))
+    sums, run = [], 0
+    for a in [0] + operands:
+        run += a
+        sums.append(str(run).zfill(ell)[::-1])
+    return '+'.join(str(a).zfill(ell) for a in operands) + '=' + '>'.join(sums)
+
+
+result = check('9.2', addition_text)
+assert result
+
+
+# %% [markdown]
+# ## Puzzle 9.3 · Bi-level position IDs
+#
+# Walk the string once: in the query a digit's level-1 ID counts down from $s_1 + \ell$; in
+# the response it counts up from $s_1 + 1$; separators get $s_1$. Level 2 counts numbers,
+# with the response restarting at $s_2$ for $b_0$.
+
+# %%
+def bilevel_ids(operands, s1, s2):
+    text = addition_text(operands)
+    ell = text.index('+') if '+' in text else text.index('=')
+    p1, p2, number, j, query = [], [], 0, 0, True
+    for c in text:
+        if c.isdigit():
+            p1.append(s1 + ell - j if query else s1 + 1 + j)
+            p2.append(s2 + number)
+            j += 1
+            continue
+        if c == '=':
+            query, number = False, 0
+        elif c == '>':
+            number += 1
+        p1.append(s1)
+        p2.append(s2 + number)
+        number += c == '+'
+        j = 0
+    return p1, p2
+
+
+result = check('9.3', bilevel_ids)
+assert result
+
+
+# %% [markdown]
+# ## Puzzle 9.4 · Multiplication format and tri-level IDs
+
+# %%
+def multiplication_sequence(a, b):
+    A, B = str(a), str(b)
+    M, N = len(A), len(B)
+    rows = [(c, 2 + (M - 1 - k), 0, 0) for k, c in enumerate(A)] + [('*', 0, 0, 0)]
+    rows += [(c, 0, 1 + (N - 1 - k), 0) for k, c in enumerate(B)]
+    for i, bi in enumerate(int(c) for c in reversed(B)):
+        rows.append(('=' if i == 0 else '+', 1, 1 + i, 1 + i))
+        rows += [(c, 2 + k, 1 + i, 2 + i + k) for k, c in
+                 enumerate(str(a * bi).zfill(M + 1)[::-1])]
+    run = 0
+    for j, bj in enumerate(int(c) for c in reversed(B)):
+        run += a * bj * 10 ** j
+        rows.append(('=' if j == 0 else '>', 0, 1 + j, 1))
+        rows += [(c, 0, 1 + j, 2 + k) for k, c in enumerate(str(run).zfill(M + N)[::-1])]
+    text, l1, l2, l3 = zip(*rows)
+    return ''.join(text), list(l1), list(l2), list(l3)
+
+
+print(multiplication_sequence(37, 925)[0])
+result = check('9.4', multiplication_sequence)
+assert result
+
+
+# %% [markdown]
+# ## Puzzle 9.5 · Which keys?
+#
+# The token at `index` predicts the next digit; it needs the tokens whose level-1 ID is one
+# larger and whose level-2 ID is one smaller.
+
+# %%
+def keys(operands, index):
+    p1, p2 = bilevel_ids(operands, 1, 1)
+    return [i for i in range(index) if p1[i] == p1[index] + 1 and p2[i] == p2[index] - 1]
+
+
+result = check('9.5', keys)
+assert result
+
+
+# %% [markdown]
+# ## Puzzle 9.6 · Hypercube codes
+
+# %%
+def cube(D, k):
+    return np.array([-1.0 if (k - 1) >> (D - 1 - i) & 1 else 1.0 for i in range(D)])
+
+
+result = check('9.6', cube)
+assert result
+
+
+# %% [markdown]
+# ## Puzzle 9.7 · Head 1
+#
+# Layout (0-based): 19 token dimensions, then `POS1`, `POS1_NEXT`, `POS2`, `POS2_NEXT`.
+# The query reads `POS1_NEXT` and `POS2`, the key `POS1` and `POS2_NEXT`; a last column
+# pairs `ONES` (dimension 2) on the query side with `IS_BOS` (dimension 1) on the key side.
+
+# %%
+def head1(P1, P2, lam):
+    d = 19 + 2 * P1 + 2 * P2
+    D = P1 + P2
+    Wq, Wk = np.zeros((d, D + 1)), np.zeros((d, D + 1))
+    pos1, pos1n, pos2, pos2n = 19, 19 + P1, 19 + 2 * P1, 19 + 2 * P1 + P2
+    for i in range(P1):
+        Wq[pos1n + i, i] = Wk[pos1 + i, i] = lam ** 0.5
+    for i in range(P2):
+        Wq[pos2 + i, P1 + i] = Wk[pos2n + i, P1 + i] = lam ** 0.5
+    Wq[2, D] = Wk[1, D] = (lam * D) ** 0.5
+    return Wq, Wk
+
+
+result = check('9.7', head1)
+assert result
+
+
+# %% [markdown]
+# ## Puzzle 9.8 · The carry identity
+
+# %%
+def carry_out(pair_sum, written_digit):
+    return 1 if pair_sum - written_digit >= 9 else 0
+
+
+result = check('9.8', carry_out)
+assert result
+
+# %% [markdown]
+# ## Puzzle 9.9 · Flags
+#
+# `ARROW` needs only head 3; `EOS` needs both: the last digit (head 3 sees only BOS) *and*
+# the last running sum (head 4 sees no partner, `PRE_EOS` = 1/2).
+
+# %%
+relu = lambda v: max(v, 0.0)  # noqa: E731
+
+
+def flags(pre_arrow, pre_eos):
+    arrow = 2 * relu(pre_arrow - 0.5)
+    return arrow, arrow + 6 * relu(pre_eos - 1 / 3) - 1
+
+
+result = check('9.9', flags)
+assert result
+
+
+# %% [markdown]
+# ## Puzzle 9.10 · The digit MLP
+
+# %%
+def digit_mlp(pre_sum, pre_carry, num):
+    g = pre_sum + (pre_carry - num) / 10 + 0.21
+    return np.array([float(C.trapezoid(k, g)) for k in range(10)])
+
+
+result = check('9.10', digit_mlp)
+assert result
+
+# %% [markdown]
+# ## Puzzle 9.11 · Assemble the adder
+#
+# The book's builder puts the pieces above into one layer (see the chapter).
+
+# %%
+result = check('9.11', C.build_multi_operand_adder)
+assert result
+
+# %% [markdown]
+# ## Puzzle 9.12 · Size calculator
+
+# %%
+import math
+
+
+def size(n, m):
+    ell = n + len(str(m))
+    P1, P2 = math.ceil(math.log2(ell + 2)), max(1, math.ceil(math.log2(m + 1)))
+    return ell, P1, P2, 19 + 2 * P1 + 2 * P2
+
+
+result = check('9.12', size)
+assert result
+
+# %% [markdown]
+# ## Puzzle 9.13 · Find the bug
+#
+# With $\ell = 3$ the paper's width is $P_1 = 2$ and the last digit's ID $1 + 3 = 4 = 2^{P_1}$
+# wraps: the worked example itself fails.
+
+# %%
+result = check('9.13', [57, 48, 96])
+assert result
+
+# %% [markdown]
+# ## Puzzle 9.14 · The smallest exact lambda
+
+# %%
+ops = [57, 48, 96]
+for lam in np.arange(0.25, 6, 0.25):
+    want, got = C.build_multi_operand_adder(2, 3, lam=lam).teacher_forced(ops)
+    if want == got:
+        break
+print('smallest exact lambda', lam, 'bound', round(C.lambda_bound(28), 2))
+result = check('9.14', (ops, float(lam)))
+assert result
+
+
+# %% [markdown]
+# ## Puzzle 9.15 · Base b
+#
+# The carry term shifts $g$ by $0$ or $-1/b$, so $g - (S + c)$ takes two values $1/b$
+# apart. In base 10 they fit easily on a plateau of width 1/2; in base 2 they are 1/2 apart
+# and need a wider plateau, paid for with steeper ramps.
+
+# %%
+def shape(b):
+    w = max(0.5, 1 / b + 0.25)
+    r = 1 - w if w > 0.5 else 0.5
+    return w, r, 1 / b + (w - 1 / b) / 2
+
+
+print({b: tuple(round(v, 3) for v in shape(b)) for b in (2, 3, 7, 16)})
+result = check('9.15', shape)
+assert result
+
+# %% [markdown]
+# ## Puzzle 9.16 · Design your own: parity
+#
+# One layer and one head suffice. The token with ID $p$ (the `=` or scratchpad bit
+# $y_{k-1}$) queries with its `POS_NEXT` code and finds the single query bit with ID
+# $p + 1$, plus BOS as a sink; with value $2\cdot$bit the head writes exactly $x_k$, and a
+# second value column (IS_BOS) writes 1/2, or 1 at the last bit, where nothing has ID
+# $p + 1$. The MLP computes $x_k \oplus y_{k-1} = \sigma(x + y) - 2\sigma(x + y - 1)$ and
+# an end flag $4\sigma(\text{END} - 3/4)$. The PreLN tricks are those of the adder's port
+# (paired features, $\pm\varepsilon$ head outputs). `taotp.coupling.build_parity_program`
+# is that program:
+
+# %%
+params = C.build_parity_program(max_bits=100)
+print(taotp.config(params)['d_model'], 'dimensions,', taotp.count_non0_params(params)['n_params'],
+      'non-zero parameters')
+result = check('9.16', params)
+assert result
+
+
+# %% [markdown]
+# ## Puzzle 9.17 · Without the scratchpad
+
+# %%
+def needed(operands, j):
+    tokens, pos = C.baseline_sequence(operands)
+    eq = tokens.index('=')
+    return [i for i in range(eq) if tokens[i].isdigit() and pos[i] == 2 + j]
+
+
+result = check('9.17', needed)
+assert result
+
+
+# %% [markdown]
+# ## Puzzle 9.18 · Count the parameters
+
+# %%
+def counts(n, m):
+    params = C.build_multi_operand_adder(n, m).params
+    return (taotp.count_params(params)['n_params'], taotp.count_non0_params(params)['n_params'])
+
+
+print(counts(10, 10))
+result = check('9.18', counts)
+assert result
+
+# %% [markdown]
+# ## Puzzle 9.19 · Port to PreLN
+#
+# The chapter's recipe: paired features so the first layer norm is a constant scale,
+# $\pm\varepsilon$ head outputs read back with gain $1/(2\varepsilon)$, paired MLP outputs,
+# an untied readout.
+
+# %%
+port = C.build_multi_operand_adder(4, 4, norm=True)
+result = check('9.19', port.params)
+assert result

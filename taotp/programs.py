@@ -1,0 +1,178 @@
+"""The catalogue: every program of the book, with the sources' numbers, in one table.
+
+Each ``Program`` says how to build it, what the source states about its size
+(``source_total``, ``source_non0``; ``None`` where the source gives none), and
+a few worked examples (a prompt and the tokens greedy decoding must produce).
+The index page (``book/programs``), the chapters and the tests all read this
+table, so a number from a source is typed once.
+
+    >>> from taotp.programs import CATALOGUE
+    >>> sort = CATALOGUE['sort-28']
+    >>> sort.source_non0, sort.chapter
+    (184, 5)
+    >>> prompt, want = sort.examples()[0]
+    >>> want
+    [2, 6, 7, 12, 18]
+"""
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from . import addition, coupling, hello_world, interpreter, lookup, search, selective, sort
+
+
+@dataclass(frozen=True)
+class Program:
+    """One row of the catalogue."""
+    key: str
+    chapter: int
+    title: str
+    build: object                  # () -> params dict
+    source_total: int = None       # parameter count the source states (None: not stated)
+    source_non0: int = None        # non-zero count the source states
+    cite: str = ''                 # where the source states it
+    examples: object = list        # () -> [(prompt, expected continuation, decode kwargs...)]
+    note: str = ''
+    tags: tuple = field(default=())
+
+
+def _lookup_table(n_entries):
+    return lookup.random_lookup_table(n_entries, key_len=5, vocab_size=10,
+                                      rng=np.random.default_rng(0))
+
+
+def _lookup(n_entries, tok_dims, iters=5000):
+    ks, vs = _lookup_table(n_entries)
+    return lookup.build_lookup_transformer(ks, vs, vocab_size=10, block_size=5,
+                                           tok_dims=tok_dims, optimization_iters=iters,
+                                           rng=np.random.default_rng(1))
+
+
+def _lookup_examples(n_entries):
+    def examples():
+        ks, vs = _lookup_table(n_entries)
+        return [(list(k), [int(v)]) for k, v in zip(ks[:5], vs[:5])]
+    return examples
+
+
+def _hello_examples(tokenizer):
+    def examples():
+        tok = hello_world.make_tokenizer(hello_world.HELLO_WORLD, tokenizer)
+        return [([tok['<bos>']], hello_world.hello_world_targets(hello_world.HELLO_WORLD,
+                                                                 tok).tolist())]
+    return examples
+
+
+def _search_examples(vocab, prefix, count=4):
+    def examples():
+        rows, answers = search.random_search_inputs(np.random.default_rng(0), count, vocab, 40,
+                                                    prefix)
+        return [(row.tolist(), [int(a)]) for row, a in zip(rows, answers)]
+    return examples
+
+
+def _min_examples(vocab, largest=False):
+    def examples():
+        rows = np.random.default_rng(0).integers(0, vocab, size=(4, 8))
+        return [(row.tolist(), [int(row.max() if largest else row.min())]) for row in rows]
+    return examples
+
+
+def _sort_examples():
+    rng = np.random.default_rng(0)
+    out = [([6, 2, 12, 18, 7, 0], [2, 6, 7, 12, 18])]
+    for length in (1, 5, 27):
+        row = rng.choice(np.arange(1, 28), size=length, replace=False).tolist() + [0]
+        out.append((row, sort.sort_reference(row)))
+    return out
+
+
+def _addition_examples(n_digits, mod=False):
+    def examples():
+        pairs = [[0, 0], [10 ** n_digits - 1, 10 ** n_digits - 1], [10 ** n_digits - 1, 1]]
+        prompts, _ = addition.addition_prompts(n_digits, np.array(pairs))
+        ref = addition.mod_addition_reference if mod else addition.addition_reference
+        return [(p.tolist(), np.atleast_1d(ref(p)).tolist()) for p in prompts]
+    return examples
+
+
+def _single_digit_examples():
+    return [([a, b], [(a + b) % 10]) for a, b in ((0, 0), (9, 9), (3, 8), (7, 2))]
+
+
+def _adder_examples():
+    adder = coupling.build_multi_operand_adder(10, 10, norm=True)
+    out = []
+    for ops in ([57, 48, 96], [9_999_999_999] * 10, [0]):
+        prompt = adder.prompt(ops)
+        response, _ = adder.generate(ops)
+        out.append((prompt, [coupling.VOCAB.index(c) for c in response],
+                    {'positions': adder.ids, 'eos': coupling.VOCAB.index(coupling.EOS)}))
+    return out
+
+
+_P3 = selective.transition_matrix(3, np.random.default_rng(0))
+
+PROGRAMS = [
+    Program('hello-world-message', 2, 'Hello World (message tokenizer)',
+            lambda: hello_world.build_hello_world_transformer()[0], 72, None,
+            'TAOTP ch. 2', _hello_examples('message')),
+    Program('hello-world-ascii', 2, 'Hello World (ASCII tokenizer)',
+            lambda: hello_world.build_hello_world_transformer(tokenizer='ascii')[0], 807, None,
+            'TAOTP ch. 2', _hello_examples('ascii')),
+    Program('lookup-10', 3, 'Lookup Table, 10 entries', lambda: _lookup(10, 5), 1_408, 283,
+            'TAOTP ch. 3', _lookup_examples(10)),
+    Program('lookup-100', 3, 'Lookup Table, 100 entries', lambda: _lookup(100, 10), 3_588, 733,
+            'TAOTP ch. 3', _lookup_examples(100)),
+    Program('lookup-1000-untrained', 3, 'Lookup Table, 1,000 entries (untrained)',
+            lambda: _lookup(1000, 30, iters=0), 22_308, 5_033, 'TAOTP ch. 3',
+            note='count only: the embeddings are left at their seeded start'),
+    Program('search-10', 4, 'Search, vocab 10, prefix 3',
+            lambda: search.build_search_transformer(10, 100, 3), 4_800, 535, 'TAOTP ch. 4',
+            _search_examples(10, 3)),
+    Program('search-1000', 4, 'Search, vocab 1,000, prefix 10',
+            lambda: search.build_search_transformer(1000, 100, 10), 123_486, 30_734,
+            'TAOTP ch. 4', _search_examples(1000, 10)),
+    Program('min-10', 5, 'Min, n = 10', lambda: sort.build_min_transformer(10, 10),
+            6 * 10 + 39, None, 'TAOTP ch. 5 (6n + 39)', _min_examples(10)),
+    Program('max-10', 5, 'Max, n = 10', lambda: sort.build_max_transformer(10, 10),
+            examples=_min_examples(10, largest=True)),
+    Program('sort-28', 5, 'Sort, n = 28', lambda: sort.build_sort_transformer(28, 100),
+            None, 184, 'TAOTP ch. 5 (166 in tok_emb + 18)', _sort_examples),
+    Program('mod-1-digit', 6, 'Addition mod 10, one digit',
+            addition.build_single_digit_mod_transformer, 629, 379, 'TAOTP Fig. 6.2',
+            _single_digit_examples),
+    Program('mod-1', 6, 'Addition mod 10, 1 digit (multi-digit builder)',
+            lambda: addition.build_multi_digit_mod_transformer(1), 1_226, 432, 'TAOTP Fig. 6.3',
+            _addition_examples(1, mod=True)),
+    Program('mod-2', 6, 'Addition mod 10, 2 digits',
+            lambda: addition.build_multi_digit_mod_transformer(2), 9_508, 3_646, 'TAOTP Fig. 6.3',
+            _addition_examples(2, mod=True)),
+    Program('mod-3', 6, 'Addition mod 10, 3 digits',
+            lambda: addition.build_multi_digit_mod_transformer(3), 90_690, 35_542,
+            'TAOTP Fig. 6.3', _addition_examples(3, mod=True)),
+    Program('addition-1', 6, 'Decimal addition, 1 digit',
+            lambda: addition.build_decimal_addition_transformer(1), 2_088, 737, 'TAOTP Fig. 6.4',
+            _addition_examples(1)),
+    Program('addition-2', 6, 'Decimal addition, 2 digits',
+            lambda: addition.build_decimal_addition_transformer(2), 27_432, 10_440,
+            'TAOTP Fig. 6.4', _addition_examples(2)),
+    Program('addition-3', 6, 'Decimal addition, 3 digits',
+            lambda: addition.build_decimal_addition_transformer(3), 360_576, 139_267,
+            'TAOTP Fig. 6.4', _addition_examples(3)),
+    Program('listing-hello-world', 8, 'Fig. 8.2 listing (Hello World, as printed)',
+            lambda: interpreter.load_program(interpreter.book_listing('hello_world')), 72, None,
+            'TAOTP Fig. 8.2'),
+    Program('listing-min', 8, 'Fig. 8.3 listing (Min, as printed)',
+            lambda: interpreter.load_program(interpreter.book_listing('min')), 123, None,
+            'TAOTP Fig. 8.3'),
+    Program('coupling-adder-10x10', 9, 'Multi-operand adder, Pre-LN, 10 x 10',
+            lambda: coupling.build_multi_operand_adder(10, 10, norm=True).params,
+            examples=_adder_examples,
+            note='Cho et al. 2025 give no parameter count'),
+    Program('selective-123-T64', 10, 'Selective induction, Pre-LN, lags {1,2,3}, T = 64',
+            lambda: selective.book_params(_P3, [1, 2, 3], 64),
+            note="D'Angelo et al. give no parameter count; a predictor, checked in Chapter 10"),
+]
+
+CATALOGUE = {p.key: p for p in PROGRAMS}

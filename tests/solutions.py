@@ -1,0 +1,58 @@
+"""The reference solutions, read from their one copy: the solution notebooks' scripts.
+
+``answer('1.8')`` runs the code cells of ``solutions/01_transformer.py`` (the
+text paired with the notebook) once, with ``check`` replaced by a recorder,
+and returns what the notebook passes to ``check('1.8', ...)``.  Tests use it
+to confirm that every reference passes and to derive wrong answers from it,
+without a second copy of any solution.
+"""
+import contextlib
+import functools
+import io
+import linecache
+import os
+from pathlib import Path
+
+import jupytext
+
+import taotp.exercises as exercises
+from taotp.exercises import CHAPTERS
+from taotp.exercises.result import CheckResult
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@functools.lru_cache(maxsize=None)
+def chapter_answers(chapter):
+    """Every answer that ``solutions/<chapter>.py`` passes to ``check``, by puzzle id."""
+    script = ROOT / 'solutions' / f'{CHAPTERS[chapter]}.py'
+    notebook = jupytext.read(script)
+    answers = {}
+
+    def record(puzzle_id, answer, *args, **kwargs):
+        answers[str(puzzle_id)] = answer
+        return CheckResult(str(puzzle_id), True, 'recorded by tests/solutions.py')
+
+    exercises.registry()    # imports every taotp.exercises.chNN, as a real check() would
+    namespace = {'__name__': f'solutions_{chapter:02d}'}
+    original, here = exercises.check, os.getcwd()
+    exercises.check = record
+    os.chdir(script.parent)
+    try:
+        with contextlib.redirect_stdout(io.StringIO()):
+            for i, cell in enumerate(notebook.cells):
+                if cell.cell_type != 'code' or 'raises-exception' in cell.metadata.get('tags', []):
+                    continue
+                name = f'<{script.name}, cell {i}>'
+                linecache.cache[name] = (len(cell.source), None,   # so inspect finds the source
+                                         cell.source.splitlines(True), name)
+                exec(compile(cell.source, name, 'exec'), namespace)
+    finally:
+        exercises.check = original
+        os.chdir(here)
+    return answers
+
+
+def answer(puzzle_id):
+    """The reference answer of a checked puzzle (KeyError if its notebook has none)."""
+    return chapter_answers(int(puzzle_id.split('.')[0]))[puzzle_id]

@@ -1,0 +1,55 @@
+"""Re-execute notebooks from their paired percent scripts and store the outputs.
+
+    python tools/run_notebooks.py book/05_sort.py             # one notebook
+    python tools/run_notebooks.py book exercises solutions    # every notebook in these folders
+
+For each notebook the script (``NN_name.py``, the text that is reviewed) is read
+with jupytext, executed top to bottom with nbclient in the notebook's folder
+(as nbval and the book build do), and written back as ``NN_name.ipynb`` with
+its outputs; the script is rewritten too, so the pair is in sync.  Two
+notebooks run at a time (the machine's two cores).
+"""
+import sys
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import jupytext
+from nbclient import NotebookClient
+
+
+def scripts(args):
+    for arg in args:
+        path = Path(arg)
+        if path.is_dir():
+            yield from sorted(path.glob('*.py'))
+        else:
+            yield path.with_suffix('.py')
+
+
+def run(script, timeout=600):
+    start = time.perf_counter()
+    nb = jupytext.read(script)
+    nb.metadata['kernelspec'] = {'name': 'python3', 'display_name': 'Python 3',
+                                 'language': 'python'}
+    NotebookClient(nb, timeout=timeout, kernel_name='python3',
+                   resources={'metadata': {'path': str(script.parent.resolve())}}).execute()
+    for cell in nb.cells:        # no per-run noise in the stored file
+        cell.pop('id', None)
+        cell.metadata.pop('execution', None)
+    nb.nbformat_minor = 4
+    jupytext.write(nb, script.with_suffix('.ipynb'))
+    jupytext.write(nb, script, fmt='py:percent')
+    return script, time.perf_counter() - start
+
+
+def main(args):
+    todo = list(scripts(args or ['book', 'exercises', 'solutions']))
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        for script, seconds in pool.map(run, todo):
+            print(f'{script}: executed in {seconds:.1f} s')
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main(sys.argv[1:]))
