@@ -303,7 +303,7 @@ def check_9_10(digit_mlp):
 
 # ----------------------------------------------------------------------------- 9.11 - 9.14
 
-@checker('9.11', seconds=300)
+@checker('9.11')
 def check_9_11(build):
     """``build(max_digits, max_operands)`` -> a model with ``generate(operands)``."""
     model = guard.call(build, 8, 8, what='your build', on='(8, 8)', seconds=60)
@@ -443,7 +443,7 @@ def check_9_15(shape):
 
 # ----------------------------------------------------------------------------- 9.16 - 9.19
 
-@checker('9.16', seconds=300)
+@checker('9.16')
 def check_9_16(params):
     """A 1-layer book-format program for the parity scratchpad (vocabulary ``0 1 = $``)."""
     guard.program(params)
@@ -504,7 +504,7 @@ def check_9_18(counts):
     return Passed('total and non-zero counts right for 4 sizes')
 
 
-@checker('9.19', seconds=300)
+@checker('9.19')
 def check_9_19(params):
     """A book-format PreLN program (two position tables) adding up to 4 operands of 4 digits."""
     guard.program(params)

@@ -43,7 +43,7 @@ class Puzzle:
         return f'solutions/{CHAPTERS[self.chapter]}.ipynb'
 
 
-def checker(puzzle_id, seconds=120):
+def checker(puzzle_id):
     """Decorate a checker body so it never raises and always returns a CheckResult.
 
     The body receives the submission and returns ``Passed(scope)`` on success or
