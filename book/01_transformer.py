@@ -72,12 +72,21 @@ for fn in (taotp.model.norm, taotp.model.softmax, taotp.model.layer_norm):
 # And `softmax` divides by the sum plus the same $\epsilon$, so a masked entry (score
 # $-\infty$) gets weight exactly 0.
 #
-# Attention and the block are just as short. All of them accept extra leading batch axes
-# (the `...` in the einsum strings), which later lets us run a million inputs at once.
+# Attention and the block are just as short. `attend` takes the per-head queries, keys and
+# values; `transformer_layer` is one block. Both accept extra leading batch axes, which
+# later lets us run a million inputs at once.
 
 # %%
-for fn in (taotp.model.attention_weights, taotp.model.self_attn, taotp.model.mlp):
+for fn in (taotp.model.attend, taotp.model.transformer_layer):
     print(inspect.getsource(fn))
+
+# %% [markdown]
+# `transformer_layer` already carries the switches that later chapters and puzzles need:
+# `post_ln` (the original Post-LN block), `norm_fn` (RMSNorm, or no normalisation at all),
+# a `cache` of past keys and values, and `queries` (compute only some rows). They are
+# options of this one function, not copies of it: `taotp.model.forward` stacks the
+# embeddings, the layers and the final norm, and every way of running a program in the
+# package (`transformer`, `decode`, `trace`, the checkers) goes through it.
 
 # %% [markdown]
 # ## A program is a dictionary of weights
@@ -146,8 +155,8 @@ taotp.plot.residual(run.resid_post[0], labels=labels, tokens=run.tokens,
 # %% [markdown]
 # ## Does it compute what the equations say?
 #
-# The vectorised einsums are easy to get subtly wrong (a transposed head, a missing
-# scale), so we check them against a completely separate implementation,
+# The vectorised code is easy to get subtly wrong (a transposed head, a missing scale), so
+# we check it against a completely separate implementation,
 # `taotp.reference.naive_transformer`: plain Python loops over positions, heads and keys,
 # sharing no code with the package. We compare on random programs of several shapes,
 # including attention-only layers ($d_\text{ff} = 0$) and programs with no layers at all.
@@ -163,12 +172,33 @@ for shape in shapes:
                                 **{'n_heads': 1, 'd_ff': 3, **shape})
         tokens = rng.integers(0, 6, size=rng.integers(1, 11))
         fast = taotp.transformer(tokens, **p)
-        slow = taotp.reference.naive_transformer(tokens.tolist(), p['tok_emb'].tolist(),
-                                                 p['pos_emb'].tolist(), p['out_emb'].tolist(),
-                                                 p['layers'], p['lnf'])
+        slow = taotp.reference.naive_transformer(tokens, **p)
         worst = max(worst, np.abs(fast - slow).max() / np.abs(slow).max())
 print(f'20 random programs, 4 shapes: largest relative difference below 1e-12: {worst < 1e-12}')
 assert worst < 1e-9
+
+# %% [markdown]
+# ### One forward pass, every variant
+#
+# The same check covers each variant of the machine: Pre-LN or Post-LN, layer norm or
+# RMSNorm, and the forward pass run all at once or one token at a time through the
+# key/value cache (below). The reference computes each variant its own way, with loops.
+
+# %%
+rng = np.random.default_rng(5)
+p = taotp.random_params(rng, vocab_size=6, block_size=10, d_model=5, n_layers=2, n_heads=2,
+                        d_head=2, d_ff=4)
+tokens = rng.integers(0, 6, size=10)
+for post_ln in (False, True):
+    for norm in ('layer', 'rms'):
+        slow = taotp.reference.naive_transformer(tokens, **p, norm=norm, post_ln=post_ln)
+        whole = taotp.transformer(tokens, **p, norm=norm, post_ln=post_ln)
+        cache = taotp.KVCache(p, capacity=len(tokens), norm=norm, post_ln=post_ln)
+        stepwise = np.concatenate([cache.extend(tokens[i:i + 1]) for i in range(len(tokens))])
+        worst = max(np.abs(whole - slow).max(), np.abs(stepwise - slow).max())
+        print(f'{"Post-LN" if post_ln else "Pre-LN":7} {norm:5} norm: all at once and one token '
+              f'at a time equal the loop reference to 1e-12: {worst < 1e-12}')
+        assert worst < 1e-12
 
 # %% [markdown]
 # ## How big is a program?
@@ -203,9 +233,10 @@ assert taotp.count_non0_params(counter)['n_params'] == 28
 # The book's decoding loop calls the whole transformer once per new token, so position 0
 # is recomputed at every step. Nothing about the past changes when a token is appended
 # (the mask hides the future), so each position's keys and values can be computed once
-# and kept. `taotp.decode` does this by default (`cache=True`); `cache=False` is the naive
-# loop. Both produce the same tokens: the cached version performs the same arithmetic in a
-# different order, and we check the outputs agree token for token.
+# and kept. `taotp.decode` does this by default (`cache=True`, with a `taotp.KVCache`);
+# `cache=False` is the naive loop. Both produce the same tokens, in every variant: the
+# cached version performs the same arithmetic on fewer rows, and we check that the outputs
+# agree token for token.
 #
 # The timings below are measured when the page is built, on whatever machine builds it,
 # so treat them as rough (`benchmarks/decode.py` runs longer ones).
@@ -225,6 +256,13 @@ for steps in (32, 128):
     print(f'{steps:4d} new tokens: naive {t_naive:.3f} s, cached {t_cached:.3f} s, '
           f'{t_naive / t_cached:.1f}x faster, identical tokens: {np.array_equal(naive, cached)}')
     assert np.array_equal(naive, cached)
+
+# %%
+same = all(np.array_equal(taotp.decode([1], bench, 40, cache=True, norm=norm, post_ln=post_ln),
+                          taotp.decode([1], bench, 40, cache=False, norm=norm, post_ln=post_ln))
+           for norm in ('layer', 'rms') for post_ln in (False, True))
+print('cached and naive decoding give the same 40 tokens in all four variants:', same)
+assert same
 
 # %% [markdown]
 # ## Beyond the book's `decode`
@@ -254,7 +292,7 @@ print(taotp.decode_batch(prompts, counter, n_steps=6))
 #
 # A hand-written program is easy to get wrong by one dimension. Every entry point
 # validates the program and the tokens first and names the field, the layer and the
-# expected shape, instead of failing deep inside an einsum.
+# expected shape, instead of failing deep inside a matrix product.
 
 # %% tags=["raises-exception"]
 broken = taotp.random_params(np.random.default_rng(3), d_model=8)
@@ -270,8 +308,10 @@ taotp.decode([3], counter, max_steps=40)
 # %% [markdown]
 # ## Summary
 #
-# - The machine is a Pre-LN decoder in about 30 lines of NumPy; `taotp.transformer` matched
-#   an independent loop implementation to within $10^{-12}$ (relative) on 20 random programs.
+# - The machine is a Pre-LN decoder in about 30 lines of NumPy, and one forward pass
+#   (`taotp.model.forward`) runs every program; it matched an independent loop
+#   implementation to within $10^{-12}$ (relative) on 20 random programs, and in each of the
+#   four variants (Pre-/Post-LN, layer norm/RMSNorm), all at once and through the cache.
 # - A program is a dict: `tok_emb`, `pos_emb`, `out_emb`, `layers` of
 #   `Q K V P M1 b1 M2 b2 ln1 ln2`, and `lnf`. An all-zero layer is the identity.
 # - Size is counted twice: all parameters (the 0-layer counter has 66) and non-zero ones

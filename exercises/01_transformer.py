@@ -66,7 +66,7 @@ from taotp.exercises import check, progress
 # token. Write `decode_fast(tokens, params, max_steps, eos)` that returns exactly what
 # `taotp.decode(tokens, params, max_steps, eos, cache=False)` returns, without repeating
 # work for positions it has already processed. The checker compares tokens on random
-# programs and times 120 steps against the naive loop.
+# programs and times 160 steps against the naive loop.
 
 # %%
 def decode_fast(tokens, params, max_steps, eos=None):

@@ -95,20 +95,53 @@ print('equal after adding the scale and transposing (to 1e-12):', np.allclose(re
 # %% [markdown]
 # ## Puzzle 1.3 · Stop recomputing the past
 #
-# Keep, per layer, the keys and values of every position processed so far. A new token
-# then needs one query per head and one row of attention scores, instead of a full
-# $n \times n$ pass. The package's decoder does exactly this; here is its cache:
-
-# %%
-print(inspect.getsource(taotp.decoding.KVCache.extend))
-
+# Keep, per layer, the keys and values of every position processed so far. A position's
+# keys and values never change once computed (the causal mask hides everything after it),
+# so a new token needs one query per head and one row of attention scores, instead of a
+# full $n \times n$ pass. Below, each position goes through the layers as a single vector;
+# the lists `keys[l]` and `values[l]` grow by one row per position.
 
 # %%
 def decode_fast(tokens, params, max_steps, eos=None):
-    return taotp.decode(tokens, params, max_steps, eos, cache=True)
+    out = [int(t) for t in tokens]
+    keys = [[] for _ in params['layers']]      # keys[l][t]: (n_heads, d_head) of position t
+    values = [[] for _ in params['layers']]
+    seen = 0                                   # positions already run through the layers
+    for _ in range(max_steps):
+        for t in range(seen, len(out)):
+            x = params['tok_emb'][out[t]] + params['pos_emb'][t]
+            for layer, ks, vs in zip(params['layers'], keys, values):
+                h = layer_norm(x, **layer['ln1'])
+                ks.append(np.einsum('d,hdk->hk', h, layer['K']))
+                vs.append(np.einsum('d,hdk->hk', h, layer['V']))
+                q = np.einsum('d,hdk->hk', h, layer['Q'])
+                scores = np.einsum('hk,thk->ht', q, np.array(ks)) / q.shape[-1] ** 0.5
+                x = x + np.einsum('ht,thk,hdk->d', softmax(scores), np.array(vs), layer['P'])
+                h = layer_norm(x, **layer['ln2'])
+                x = x + np.maximum(h @ layer['M1'] + layer['b1'], 0) @ layer['M2'] + layer['b2']
+        seen = len(out)
+        out.append(int(np.argmax(layer_norm(x, **params['lnf']) @ params['out_emb'].T)))
+        if out[-1] == eos:
+            break
+    return out
 
 result = check('1.3', decode_fast)
 assert result
+
+# %% [markdown]
+# The package's decoder keeps the same cache in `taotp.KVCache`, and it runs the one
+# forward pass of `taotp/model.py` on the new positions only: `extend` takes the next
+# tokens and returns their logits, reading the cached keys and values of everything before.
+
+# %%
+rng = np.random.default_rng(3)
+p = taotp.random_params(rng, n_layers=2, n_heads=2)
+cache = taotp.KVCache(p, capacity=6)
+first = cache.extend([1, 2, 3])          # the prompt: three positions at once
+nxt = cache.extend([4])                  # one more: only its query is new
+whole = taotp.transformer([1, 2, 3, 4], **p)
+print('cached logits equal the full pass (to 1e-12):',
+      np.allclose(np.concatenate([first, nxt]), whole, rtol=0, atol=1e-12))
 
 
 # %% [markdown]
@@ -150,15 +183,16 @@ assert result
 # ## Puzzle 1.6 · Temperature sampling
 #
 # Divide the last row of logits by $T$, take the softmax, and draw with the generator you
-# were given. The package does it in `taotp.decode(..., temperature=T, rng=rng)`:
-
-# %%
-print(inspect.getsource(taotp.decoding._next_token))
-
+# were given. As $T \to 0$ the largest logit takes all the probability, which is greedy
+# decoding. (`taotp.decode(..., temperature=T, rng=rng)` does the same.)
 
 # %%
 def sample_decode(tokens, params, max_steps, temperature, rng):
-    return taotp.decode(tokens, params, max_steps, temperature=temperature, rng=rng)
+    out = [int(t) for t in tokens]
+    for _ in range(max_steps):
+        probs = softmax(taotp.transformer(out, **params)[-1] / temperature)
+        out.append(int(rng.choice(len(probs), p=probs / probs.sum())))
+    return out
 
 result = check('1.6', sample_decode)
 assert result

@@ -1,4 +1,8 @@
-"""Checkers for Chapter 1, The Transformer."""
+"""Checkers for Chapter 1, The Transformer.
+
+Every expected answer comes from the package's one forward pass (``transformer``
+and ``decode``, which the tests compare with the independent loop reference).
+"""
 import time
 
 import numpy as np
@@ -67,7 +71,7 @@ def check_1_3(decode_fast, n_prompts=5, max_steps=18):
                       f'{naive:.3f} s for the naive loop ({speedup:.1f}x); cache the keys and '
                       f'values of earlier positions')
     return Passed(f'same tokens as the naive loop on {cases} seeded prompts over 3 random '
-                  f'programs; about {speedup:.0f}x faster on 120 steps')
+                  f'programs; about {speedup:.0f}x faster on 160 steps')
 
 
 @checker('1.4')
