@@ -40,10 +40,11 @@ import taotp
 # Here is the finished program doing it:
 
 # %%
+hw = taotp.hello_world               # the chapter's helpers: tokenizers and the Simpleformer
 params, tok = taotp.build_hello_world_transformer('Hello World!')
-out = taotp.decode(taotp.tokenize(['<bos>'], tok), params, eos=tok['<eos>'])
+out = taotp.decode(hw.tokenize(['<bos>'], tok), params, eos=tok['<eos>'])
 print(out.tolist())
-print(taotp.detokenize(out, tok))
+print(hw.detokenize(out, tok))
 
 # %% [markdown]
 # ```{admonition} Spoiler ahead
@@ -79,15 +80,20 @@ print(tok)
 # prints $t_{i+1}$. Distinct points on the unit circle have exactly that property (the dot
 # product is the cosine of the angle between them), so two dimensions do the job. As in the
 # book, the 11 symbols sit at angles `linspace(0, 6, 11)`.
+#
+# The Simpleformer needs no code of its own: it is our 0-layer transformer with an all-zero
+# `tok_emb` and the normalisation switched off. With `norm='none'` the final norm keeps only
+# its affine part, $\beta + \gamma x$, which is $x$ itself.
 
 # %%
-pos2, out2, tok2 = taotp.build_hello_world_simpleformer('Hello World!')
-names = [taotp.detokenize([i], tok2).replace(' ', 'space') for i in range(len(out2))]
-taotp.plot.circle(out2, labels=names, title='Simpleformer: symbols on the unit circle')
+simple, tok2 = taotp.build_hello_world_simpleformer('Hello World!')
+names = [hw.detokenize([i], tok2).replace(' ', 'space') for i in range(len(simple['out_emb']))]
+taotp.plot.circle(simple['out_emb'], labels=names, title='Simpleformer: symbols on the unit circle')
 
 # %%
-res = taotp.decode_simpleformer(taotp.tokenize(['<bos>'], tok2), pos2, out2, eos=tok2['<eos>'])
-print(taotp.detokenize(res, tok2), '| pos_emb shape', pos2.shape)
+res = taotp.decode(hw.tokenize(['<bos>'], tok2), simple, eos=tok2['<eos>'], norm='none')
+print(hw.detokenize(res, tok2), '| pos_emb shape', simple['pos_emb'].shape,
+      '| tok_emb all zero:', not simple['tok_emb'].any())
 
 # %% [markdown]
 # ### Step 2: the obstacle, layer norm
@@ -100,10 +106,8 @@ print(taotp.detokenize(res, tok2), '| pos_emb shape', pos2.shape)
 # points before (grey) and after (red) layer norm.
 
 # %% tags=["hide-input"]
-from matplotlib.figure import Figure
-
 cloud = np.random.default_rng(0)
-fig = Figure(figsize=(8.0, 3.8), layout='constrained')
+fig = taotp.plot.figure((8.0, 3.8))
 ax2 = fig.add_subplot(1, 2, 1)
 pts2 = cloud.normal(size=(300, 2))
 ax2.scatter(*pts2.T, s=6, color='0.6', label='random points')
@@ -145,9 +149,10 @@ taotp.plot.circle(symbols3, labels=[s.replace(' ', 'space') for s in tok],
 #
 # The model also adds `tok_emb` of the current input token, and we keep the book's tied
 # embeddings (`out_emb` is `tok_emb`), so we cannot simply zero `tok_emb`. Instead we make
-# the position term huge: `pos_emb[i] = N * tok_emb[t_{i+1}]` with $N = 10^6$. Then
-# $x_i = T_{t_i} + N\,T_{t_{i+1}}$ points almost exactly at $T_{t_{i+1}}$, layer norm scales it
-# back onto the circle, and the largest logit is the one of $t_{i+1}$. This trick of
+# the position term huge: `pos_emb[i] = harden * tok_emb[t_{i+1}]`, with `harden` the
+# book's $N = 10^6$. Then $x_i = T_{t_i} + N\,T_{t_{i+1}}$ points almost exactly at
+# $T_{t_{i+1}}$, layer norm scales it back onto the circle, and the largest logit is the
+# one of $t_{i+1}$. This trick of
 # overwriting by scale is the *messy cleanup* of Chapter 3.
 #
 # The residual stream is a single 3-wide block, so its layout is just `symbol`. Each row
@@ -156,18 +161,18 @@ taotp.plot.circle(symbols3, labels=[s.replace(' ', 'space') for s in tok],
 
 # %%
 layout = taotp.Layout([('symbol', 3)])
-prompt = taotp.hello_world_targets('Hello World!', tok)[:-1]      # the tokens fed while decoding
+prompt = hw.hello_world_targets('Hello World!', tok)[:-1]      # the tokens fed while decoding
 prompt = np.concatenate([[tok['<bos>']], prompt])
 t = taotp.trace(prompt, params)
 shown = taotp.layer_norm(t.final)
-detok = lambda i: taotp.detokenize([i], tok).replace(' ', 'space')
+detok = lambda i: hw.detokenize([i], tok).replace(' ', 'space')
 taotp.plot.residual(shown, labels=layout.labels(), tokens=prompt, detok=detok,
                     title='after the final layer norm (rows: input token at each position)',
                     size=(5.0, 3.6))
 
 # %%
 print('layer-normed stream equals tok_emb of the next symbol:',
-      np.allclose(shown, params['tok_emb'][taotp.hello_world_targets('Hello World!', tok)],
+      np.allclose(shown, params['tok_emb'][hw.hello_world_targets('Hello World!', tok)],
                   atol=1e-5))
 
 # %% [markdown]
@@ -177,14 +182,14 @@ print('layer-normed stream equals tok_emb of the next symbol:',
 # times narrower.
 
 # %%
-for N in (1, 2, 5, 100, 1e6):
+for harden in (1, 2, 5, 100, 1e6):
     row = []
     for kind in ('message', 'ascii'):
-        p, tk = taotp.build_hello_world_transformer('Hello World!', kind, N=N)
-        o = taotp.decode(taotp.tokenize(['<bos>'], tk), p, eos=tk['<eos>'], max_steps=13)
-        text = taotp.detokenize(o[1:-1] if o[-1] == tk['<eos>'] else o[1:], tk)
+        p, tk = taotp.build_hello_world_transformer('Hello World!', kind, harden=harden)
+        o = taotp.decode(hw.tokenize(['<bos>'], tk), p, eos=tk['<eos>'], max_steps=13)
+        text = hw.detokenize(o[1:-1] if o[-1] == tk['<eos>'] else o[1:], tk)
         row.append(f'{text!r:<17} {"right" if text == "Hello World!" else "wrong"}')
-    print(f'N = {N:>9,.0f}: message tokenizer {row[0]:<24} ascii tokenizer {row[1]}')
+    print(f'harden = {harden:>9,.0f}: message tokenizer {row[0]:<24} ascii tokenizer {row[1]}')
 
 # %% [markdown]
 # ### A general-purpose tokenizer
@@ -194,18 +199,18 @@ for N in (1, 2, 5, 100, 1e6):
 
 # %%
 params_ascii, tok_ascii = taotp.build_hello_world_transformer('Hello World!', tokenizer='ascii')
-o = taotp.decode(taotp.tokenize(['<bos>'], tok_ascii), params_ascii, eos=tok_ascii['<eos>'])
+o = taotp.decode(hw.tokenize(['<bos>'], tok_ascii), params_ascii, eos=tok_ascii['<eos>'])
 print(o.tolist())
-print(repr(taotp.detokenize(o[1:-1], tok_ascii)))
+print(repr(hw.detokenize(o[1:-1], tok_ascii)))
 
 # %% [markdown]
 # ## Does it work?
 #
 # For every length from 1 to 200 we draw a random message of ASCII characters 1..127
-# (repeated characters are the norm) and build it with both tokenizers. Because the program
-# has no layers, one forward pass over `<bos>` + message gives every next-token prediction
-# at once; if all of them are right, greedy decoding follows exactly this path. A few full
-# `decode` runs confirm it.
+# (repeated characters are the norm) and build it with both tokenizers. One forward pass
+# over `<bos>` + message + `<eos>` gives the greedy prediction of every symbol from the true
+# symbols before it (`taotp.teacher_forced_argmax`); if all of them are right, greedy
+# decoding follows exactly this path. A few full `decode` runs confirm it.
 
 # %%
 rng = np.random.default_rng(2024)
@@ -214,14 +219,14 @@ for length in range(1, 201):
     message = ''.join(chr(c) for c in rng.integers(1, 128, size=length))
     for kind in ('message', 'ascii'):
         p, tk = taotp.build_hello_world_transformer(message, kind)
-        fed = taotp.tokenize(['<bos>'] + list(message), tk)
-        predicted = taotp.transformer(fed, **p).argmax(-1)
-        wrong += not np.array_equal(predicted, taotp.hello_world_targets(message, tk))
+        answer = hw.tokenize(['<bos>'] + list(message) + ['<eos>'], tk)
+        predicted = taotp.teacher_forced_argmax(answer[None], p, start=1)[0]
+        wrong += not np.array_equal(predicted, answer[1:])
         checked += 1
 for message in ('a', 'aaaaaaaaaa', 'mississippi', 'Hello World!' * 16):
     p, tk = taotp.build_hello_world_transformer(message)
-    o = taotp.decode(taotp.tokenize(['<bos>'], tk), p, eos=tk['<eos>'])
-    wrong += taotp.detokenize(o[1:-1], tk) != message
+    o = taotp.decode(hw.tokenize(['<bos>'], tk), p, eos=tk['<eos>'])
+    wrong += hw.detokenize(o[1:-1], tk) != message
     checked += 1
 print(f'{checked} programs checked, {wrong} wrong')
 assert wrong == 0
@@ -234,11 +239,13 @@ assert wrong == 0
 # total is $3\,(V + B)$.
 
 # %%
-for kind, book in (('message', 72), ('ascii', 807)):
+for kind in ('message', 'ascii'):
+    book = taotp.programs.CATALOGUE[f'hello-world-{kind}'].source_total
     p, tk = taotp.build_hello_world_transformer('Hello World!', kind)
     total, non0 = taotp.count_params(p), taotp.count_non0_params(p)
     print(f'{kind:>7} tokenizer: {total["n_params"]:>3} parameters (book: {book}); '
           f'{non0["n_params"]} non-zero   {total}')
+    assert total['n_params'] == book
 
 # %% [markdown]
 # Both totals match the book. The non-zero counts fall short by exact zeros: the symbol at
@@ -265,7 +272,9 @@ for length in (12, 100, 1000):
 # - Layer norm collapses $\mathbb{R}^2$ to two points but keeps the $\sqrt3$-circle in
 #   $\mathbb{R}^3$ fixed; symbols evenly spaced on it need 3 dimensions.
 # - Tied embeddings add the input token to the stream; scaling the position term by
-#   $N=10^6$ drowns it (5 is already enough for 11 symbols, a few hundred for 256).
+#   `harden` $=10^6$ drowns it (5 is already enough for 11 symbols, a few hundred for 256).
+# - The Simpleformer is the same forward pass with `tok_emb = 0` and `norm='none'`: 2
+#   dimensions, no code of its own.
 # - Size: 72 parameters with the message tokenizer, 807 with ASCII, as in the book
 #   (71 and 805 non-zero); works for any message of 1 to 200 characters we tried.
 #

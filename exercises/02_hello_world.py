@@ -20,8 +20,9 @@
 #
 # Fill in each starter cell and run the `check` line below it. A checker prints `PASS` with
 # what it verified, or `NOT YET` with the first input that went wrong. Token ids for Hello
-# World come from `taotp.message_tokenizer(message)` (`<bos>` = 0, `<eos>` = 1, then the
-# characters in order of first appearance); you may instead pass `(params, tokenizer)`.
+# World come from `taotp.hello_world.message_tokenizer(message)` (`<bos>` = 0, `<eos>` = 1,
+# then the characters in order of first appearance); you may instead pass
+# `(params, tokenizer)`.
 
 # %% tags=["hide-input"]
 # On Colab, install the book's package first; anywhere else this does nothing.
@@ -89,7 +90,7 @@ print(ch02.trained_result((trained, trained_tok)))
 #
 # With `pos_emb` all zero, print `Hel Word!` (the symbols H, e, l, ␣, W, o, r, d, ! never
 # repeat) then `<eos>`. You may untie `out_emb` from `tok_emb`. Use
-# `taotp.message_tokenizer('Hel Word!')` for the ids.
+# `taotp.hello_world.message_tokenizer('Hel Word!')` for the ids.
 
 # %%
 hel_word = None   # your params here
@@ -116,7 +117,7 @@ check('2.5', hello_no_pos)
 # If the model used RMSNorm (no centring) instead of layer norm, one dimension would be
 # freed. How many parameters would Hello World need then (message tokenizer)? Answer with the
 # number, or with a program that prints Hello World under
-# `taotp.decode_variant(..., norm='rms')` using that many parameters.
+# `taotp.decode(..., norm='rms')` using that many parameters.
 
 # %%
 rms_answer = None   # a number or a params dict

@@ -57,7 +57,7 @@ assert result
 # One-hot rows in $d_{model}=V$: layer norm turns $e_t$ into a positive multiple of $e_t$ minus
 # a constant, whose largest dot product with the one-hot outputs is still at $t$; that uses
 # exactly $V$ non-zeros. For Hello World add one non-zero per position,
-# `pos_emb[i] = N * e_{next}`, for $V + B = 24$ non-zeros. The totals are dominated by the
+# `pos_emb[i] = harden * e_{next}`, for $V + B = 24$ non-zeros. The totals are dominated by the
 # zeros: $V^2 + B\,V$ (here $11^2 + 13\cdot 11 = 264$).
 
 # %%
@@ -66,12 +66,12 @@ def build_sparse_repeater(vocab_size):
     p['tok_emb'] = p['out_emb'] = np.eye(vocab_size)
     return p
 
-def onehot_hello(scale=1000.0):
-    tok = taotp.message_tokenizer(MSG)
-    targets = taotp.hello_world_targets(MSG, tok)
+def onehot_hello(harden=1000.0):
+    tok = taotp.hello_world.message_tokenizer(MSG)
+    targets = taotp.hello_world.hello_world_targets(MSG, tok)
     p = taotp.base_params(len(tok), len(targets), len(tok))
     p['tok_emb'] = p['out_emb'] = np.eye(len(tok))
-    p['pos_emb'] = scale * np.eye(len(tok))[targets]
+    p['pos_emb'] = harden * np.eye(len(tok))[targets]
     return p
 
 sparse_hello = onehot_hello()
@@ -108,7 +108,7 @@ print('\n'.join(lines))
 
 # %%
 def untied_no_pos(message):
-    tok = taotp.message_tokenizer(message)
+    tok = taotp.hello_world.message_tokenizer(message)
     p = taotp.base_params(len(tok), len(message) + 1, 3)
     p['tok_emb'] = taotp.pos_enc_3d_array(len(tok))
     for a, b in zip(['<bos>'] + list(message), list(message) + ['<eos>']):
@@ -127,14 +127,14 @@ assert result
 # position $i$ it reads the average flag $(1 - i)/(1 + i)$, different at every position, and
 # writes it into a sixth dimension. The MLP sees that number (after layer norm, still a
 # different value $f_i$ per position) and adds, for each position, a spike of height
-# $N\,T_{t_{i+1}}$ made of three ReLUs centred at $f_i$ and narrower than the gaps between
-# the $f_i$ (the trick Chapter 6 turns into a theorem). $N$ swamps everything else, so the
-# final layer norm sees the symbol to print.
+# $s\,T_{t_{i+1}}$ made of three ReLUs centred at $f_i$ and narrower than the gaps between
+# the $f_i$ (the trick Chapter 6 turns into a theorem). The output scale $s$ (`out_scale`)
+# swamps everything else, so the final layer norm sees the symbol to print.
 
 # %%
-def hello_without_positions(message=MSG, N=1e6):
-    tok = taotp.message_tokenizer(message)
-    targets = taotp.hello_world_targets(message, tok)
+def hello_without_positions(message=MSG, out_scale=1e6):
+    tok = taotp.hello_world.message_tokenizer(message)
+    targets = taotp.hello_world.hello_world_targets(message, tok)
     V, B, d = len(tok), len(targets), 6
     p = taotp.base_params(V, B, d)
     p['tok_emb'][:, :3] = taotp.pos_enc_3d_array(V)
@@ -151,7 +151,7 @@ def hello_without_positions(message=MSG, N=1e6):
         cols = slice(3 * i, 3 * i + 3)
         layer['M1'][5, cols] = k
         layer['b1'][cols] = -k * f[i] + np.array([1.0, 0.0, -1.0])
-        layer['M2'][cols, :3] = N * np.outer([1.0, -2.0, 1.0], p['tok_emb'][targets[i], :3])
+        layer['M2'][cols, :3] = out_scale * np.outer([1.0, -2.0, 1.0], p['tok_emb'][targets[i], :3])
     return p, tok
 
 hello_no_pos = hello_without_positions()
@@ -167,14 +167,14 @@ assert result
 # ASCII tokenizer). Both the number and a program pass.
 
 # %%
-tok = taotp.message_tokenizer(MSG)
-targets = taotp.hello_world_targets(MSG, tok)
+tok = taotp.hello_world.message_tokenizer(MSG)
+targets = taotp.hello_world.hello_world_targets(MSG, tok)
 angles = 2 * np.pi * np.arange(len(tok)) / len(tok)
 rms_hello = taotp.base_params(len(tok), len(targets), 2)
 rms_hello['tok_emb'] = rms_hello['out_emb'] = np.sqrt(2) * np.stack([np.cos(angles), np.sin(angles)], 1)
 rms_hello['pos_emb'] = 1e6 * rms_hello['tok_emb'][targets]
-out = taotp.decode_variant([0], rms_hello, max_steps=13, eos=1, norm='rms')
-print(taotp.detokenize(out, tok), taotp.count_params(rms_hello))
+out = taotp.decode([0], rms_hello, max_steps=13, eos=1, norm='rms')
+print(taotp.hello_world.detokenize(out, tok), taotp.count_params(rms_hello))
 result = check('2.6', 48)
 assert result
 result = check('2.6', rms_hello)
@@ -186,7 +186,7 @@ assert result
 # The one-hot program of 2.2 is already integral: identity rows and `pos_emb = 1000 * e_next`.
 
 # %%
-result = check('2.7', onehot_hello(scale=1000.0))
+result = check('2.7', onehot_hello(harden=1000.0))
 assert result
 
 # %% [markdown]
@@ -195,8 +195,8 @@ assert result
 # Adding the same constant $c$ to every coordinate is invisible: layer norm subtracts the
 # mean anyway, and against the tied output $T_j + c\mathbf 1$ the layer-normed vector (mean 0)
 # gains $c\cdot\sum_k \mathrm{LN}(x)_k = 0$. The $\sqrt3$-circle has coordinates in
-# $[-\sqrt2, \sqrt2]$, so $c = 2$ makes `tok_emb` positive and $N(T + 2)$ makes `pos_emb`
-# positive.
+# $[-\sqrt2, \sqrt2]$, so $c = 2$ makes `tok_emb` positive, and adding $2 \cdot 10^6$ to
+# `pos_emb` $= 10^6\,T$ makes it positive.
 
 # %%
 hello_pos, _ = taotp.build_hello_world_transformer(MSG)

@@ -1,12 +1,14 @@
 """Chapter 2, Hello World: a program that ignores its input and prints a fixed message.
 
-Two machines run it:
+Two machines run it, both on the one forward pass of ``taotp.model``:
 
-* the *Simpleformer*, a toy with no token embeddings and no layer norm, where
-  the logits are just ``pos_emb[i] @ out_emb.T``; 2 dimensions suffice;
+* the *Simpleformer*, the book's warm-up toy: a 0-layer model with no token
+  embedding and no normalisation, so the logits are ``pos_emb[i] @ out_emb.T``.
+  Here it is an ordinary program with ``tok_emb = 0`` run with ``norm='none'``;
+  2 dimensions suffice;
 * the real 0-layer transformer (tied embeddings, final layer norm), which needs
   3 dimensions: symbols sit on the sqrt(3)-circle that layer norm leaves alone,
-  and ``pos_emb[i] = N * tok_emb[next symbol]`` drowns the input token.
+  and ``pos_emb[i] = harden * tok_emb[next symbol]`` drowns the input token.
 
 Two tokenizers are offered.  Both are plain dicts ``symbol -> id`` that contain
 ``'<bos>'`` and ``'<eos>'``:
@@ -18,18 +20,29 @@ Two tokenizers are offered.  Both are plain dicts ``symbol -> id`` that contain
   ``set``, whose order changes from run to run; ours never does.
 * ``'ascii'``: all 256 byte values, ``chr(i) -> i``; ``'\\0'`` (id 0) doubles as
   ``'<bos>'`` and ``'<eos>'``, so messages may not contain it.
+
+    >>> params, tok = build_hello_world_transformer('Hi!')
+    >>> out = taotp.decode(tokenize(['<bos>'], tok), params, eos=tok['<eos>'])
+    >>> detokenize(out, tok)
+    '<bos>Hi!<eos>'
 """
+from numbers import Real
+
 import numpy as np
 
 from .blocks import pos_enc_3d_array
+from .decoding import decode, transformer
 from .params import base_params
 
-__all__ = ['simpleformer', 'decode_simpleformer', 'message_tokenizer', 'ascii_tokenizer',
-           'make_tokenizer', 'tokenize', 'detokenize', 'build_hello_world_simpleformer',
-           'build_hello_world_transformer', 'hello_world_targets', 'HELLO_WORLD']
+__all__ = ['HELLO_WORLD', 'HARDEN', 'SIMPLEFORMER', 'message_tokenizer', 'ascii_tokenizer',
+           'make_tokenizer', 'tokenize', 'detokenize', 'hello_world_targets',
+           'simpleformer_params', 'simpleformer', 'decode_simpleformer',
+           'build_hello_world_simpleformer', 'build_hello_world_transformer']
 
 HELLO_WORLD = 'Hello World!'
 SPECIAL = ('<bos>', '<eos>')
+HARDEN = 1e6    # the book's N for Hello World; tests/test_hello_world.py measures the working range
+SIMPLEFORMER = {'norm': 'none'}   # the variant switch that turns the engine into a Simpleformer
 
 
 # ----------------------------------------------------------------------------- tokenizers
@@ -42,7 +55,11 @@ def _check_message(message, where):
 
 
 def message_tokenizer(message):
-    """Ids for exactly the symbols of ``message``: <bos>=0, <eos>=1, then first appearance."""
+    """Ids for exactly the symbols of ``message``: <bos>=0, <eos>=1, then first appearance.
+
+        >>> message_tokenizer('abba')
+        {'<bos>': 0, '<eos>': 1, 'a': 2, 'b': 3}
+    """
     _check_message(message, 'message_tokenizer')
     table = {s: i for i, s in enumerate(SPECIAL)}
     for ch in message:
@@ -101,58 +118,79 @@ def hello_world_targets(message, tokenizer):
 
 # ----------------------------------------------------------------------------- Simpleformer
 
+def simpleformer_params(pos_emb, out_emb):
+    """The Simpleformer's two tables as a program: ``tok_emb`` all zero, no layers.
+
+    Run it with the variant ``norm='none'`` (``SIMPLEFORMER``): the final norm is
+    then only ``beta + gamma * x = x``, so the logits are ``pos_emb[i] @ out_emb.T``.
+    """
+    pos_emb, out_emb = np.asarray(pos_emb, dtype=np.float64), np.asarray(out_emb, dtype=np.float64)
+    params = base_params(len(out_emb), len(pos_emb), out_emb.shape[1])
+    params['pos_emb'], params['out_emb'] = pos_emb, out_emb
+    return params
+
+
 def simpleformer(tokens, pos_emb, out_emb):
-    """Logits (n, vocab) of the toy model: position embeddings only, no layer norm."""
-    n = len(tokens)
-    return pos_emb[np.arange(n)] @ np.asarray(out_emb).T
+    """The book's Simpleformer: logits (n, vocab); the input ids are ignored."""
+    return transformer(tokens, **simpleformer_params(pos_emb, out_emb), **SIMPLEFORMER)
 
 
 def decode_simpleformer(tokens, pos_emb, out_emb, eos, max_steps=None):
-    """Greedy decoding on the Simpleformer until ``eos`` (or ``max_steps``, default: all rows of pos_emb)."""
-    out = [int(t) for t in np.asarray(tokens).ravel()]
-    steps = len(pos_emb) - len(out) + 1 if max_steps is None else max_steps
-    for _ in range(steps):
-        nxt = int(np.argmax(simpleformer(out, pos_emb, out_emb)[-1]))
-        out.append(nxt)
-        if nxt == eos:
-            break
-    return np.array(out, dtype=np.int64)
+    """Greedy decoding on the Simpleformer until ``eos`` (default ``max_steps``: every row of pos_emb)."""
+    steps = len(pos_emb) - len(tokens) + 1 if max_steps is None else max_steps
+    return decode(tokens, simpleformer_params(pos_emb, out_emb), max_steps=steps, eos=eos,
+                  **SIMPLEFORMER)
 
 
 def build_hello_world_simpleformer(message=HELLO_WORLD, tokenizer='message'):
-    """``(pos_emb, out_emb, tokenizer)`` for the Simpleformer, d_model = 2.
+    """Hello World on the Simpleformer, d_model = 2; returns ``(params, tokenizer)``.
 
     The symbols sit on the unit circle at angles ``linspace(0, 6, vocab)`` (as in
     the book: 6 is a little less than 2*pi, so the first and last do not meet),
-    and position i simply holds the point of the symbol to print there.
+    and position i simply holds the point of the symbol to print there.  Decode
+    with ``norm='none'``:
+
+        >>> params, tok = build_hello_world_simpleformer('ok')
+        >>> out = taotp.decode([tok['<bos>']], params, eos=tok['<eos>'], norm='none')
+        >>> detokenize(out, tok)
+        '<bos>ok<eos>'
     """
     table = make_tokenizer(message, tokenizer)
     vocab = max(table.values()) + 1
     angles = np.linspace(0, 6, vocab)
     out_emb = np.stack([np.cos(angles), np.sin(angles)], axis=1)
-    pos_emb = out_emb[hello_world_targets(message, table)]
-    return pos_emb, out_emb, table
+    return simpleformer_params(out_emb[hello_world_targets(message, table)], out_emb), table
 
 
 # ----------------------------------------------------------------------------- 0-layer transformer
 
-def build_hello_world_transformer(message=HELLO_WORLD, tokenizer='message', N=1e6):
+def build_hello_world_transformer(message=HELLO_WORLD, tokenizer='message', harden=HARDEN):
     """A 0-layer, d_model = 3 transformer that prints ``message`` after <bos>.
 
-    Returns ``(params, tokenizer)``.  ``tok_emb = out_emb`` are evenly spaced points
-    of the layer-norm-fixed sqrt(3)-circle; ``pos_emb[i] = N * tok_emb[t_{i+1}]``
-    where t_{i+1} is the symbol to print at position i (the last one is <eos>).
-    block_size is ``len(message) + 1``: positions 0..len(message).
+    ``tok_emb = out_emb`` are evenly spaced points of the layer-norm-fixed
+    sqrt(3)-circle; ``pos_emb[i] = harden * tok_emb[t_{i+1}]`` where t_{i+1} is the
+    symbol to print at position i (the last one is <eos>), so the position term
+    drowns the input token.  block_size is ``len(message) + 1``.
 
-    Decode with ``taotp.decode(tokenize(['<bos>'], tok), params, eos=tok['<eos>'])``.
+    Args:
+        message: the text to print (for 'ascii', characters chr(1)..chr(255)).
+        tokenizer: 'message' or 'ascii' (see the module docstring).
+        harden: the position scale (the book's N = 1e6; 5 already works for
+            'Hello World!' with the message tokenizer, a few hundred with 'ascii').
+    Returns:
+        ``(params, tokenizer)``: the program and the ``symbol -> id`` dict.
+    Raises:
+        TypeError, ValueError: a message that is not a non-empty str, an unknown
+            tokenizer, a character the tokenizer lacks, or harden <= 0.
     """
     table = make_tokenizer(message, tokenizer)
-    if not N > 0:
-        raise ValueError(f'build_hello_world_transformer: N must be > 0; got {N}')
+    if isinstance(harden, bool) or not isinstance(harden, Real) or not harden > 0:
+        raise ValueError(f'build_hello_world_transformer: harden must be a number > 0; '
+                         f'got {harden!r}')
     vocab = max(table.values()) + 1
     targets = hello_world_targets(message, table)
     params = base_params(vocab, len(targets), d_model=3)
     params['tok_emb'] = pos_enc_3d_array(vocab)
     params['out_emb'] = params['tok_emb']          # tied: counted once
-    params['pos_emb'] = N * params['tok_emb'][targets]
+    params['pos_emb'] = harden * params['tok_emb'][targets]
     return params, table

@@ -1,13 +1,15 @@
 """Checkers for Chapter 2, Hello World, and the training harness of puzzle 2.3.
 
-Hello World answers may be a params dict (ids from ``taotp.message_tokenizer(message)``)
-or a pair ``(params, tokenizer)`` such as ``build_hello_world_transformer`` returns.
+Hello World answers may be a params dict (ids from
+``taotp.hello_world.message_tokenizer(message)``) or a pair ``(params, tokenizer)``
+such as ``build_hello_world_transformer`` returns.  Every program runs on the one
+forward pass (``decode``, ``last_token_argmax``, ``forward``).
 """
 import numpy as np
 
-from ..decoding import decode, decode_variant, transformer_batch
+from ..decoding import decode, last_token_argmax
 from ..hello_world import HELLO_WORLD, detokenize, hello_world_targets, message_tokenizer
-from ..model import layer_norm, softmax
+from ..model import forward, layer_norm, softmax
 from ..params import base_params, count_non0_params, count_params
 from . import guard
 from .registry import Puzzle, checker
@@ -39,12 +41,8 @@ def _expect_message(params, tok, message, norm='layer'):
     """Decode from <bos>; raise a Finding naming the first wrong symbol."""
     want = hello_world_targets(message, tok).tolist()
     start = np.array([tok['<bos>']])
-    if norm == 'layer':
-        out = guard.run_program(lambda: decode(start, params, max_steps=len(want),
-                                               eos=tok['<eos>']), on='<bos>')
-    else:
-        out = guard.run_program(lambda: decode_variant(start, params, max_steps=len(want),
-                                                       eos=tok['<eos>'], norm=norm), on='<bos>')
+    out = guard.run_program(lambda: decode(start, params, max_steps=len(want), eos=tok['<eos>'],
+                                           norm=norm), on='<bos>')
     got = out[1:].tolist()
     if got != want:
         k = next((i for i, (a, b) in enumerate(zip(got, want)) if a != b), min(len(got), len(want)))
@@ -85,7 +83,7 @@ def _repeats_last(params, vocab, seed):
     for length in sorted({1, 2, min(5, block), block}):
         prompts = rng.integers(0, vocab, size=(4 * vocab, length))
         prompts[:vocab, -1] = np.arange(vocab)              # every token last at least once
-        nxt = guard.run_program(lambda: transformer_batch(prompts, params))[:, -1].argmax(-1)
+        nxt = guard.run_program(lambda: last_token_argmax(prompts, params))
         bad = np.flatnonzero(nxt != prompts[:, -1])
         if len(bad):
             x = prompts[bad[0]].tolist()
@@ -148,20 +146,19 @@ def check_2_2(answer):
 
 # ----------------------------------------------------------------------------- 2.3 (harness only)
 
-def _forward_0layer(tok_emb, pos_emb, inputs):
-    x = tok_emb[inputs] + pos_emb[:len(inputs)]
-    mu = x.mean(-1, keepdims=True)
-    xc = x - mu
-    s = np.sqrt((xc ** 2).mean(-1, keepdims=True))
-    r = s + 1e-10
-    y = xc / r
-    return x, xc, s, r, y
-
-
 def hello_world_loss_and_grad(tok_emb, pos_emb, inputs, targets):
-    """Cross-entropy of a tied 0-layer model and its gradients for tok_emb and pos_emb."""
-    _, xc, s, r, y = _forward_0layer(tok_emb, pos_emb, inputs)
-    logits = y @ tok_emb.T
+    """Cross-entropy of a tied 0-layer model and its gradients for tok_emb and pos_emb.
+
+    The logits and the residual stream come from the one forward pass; the
+    backward pass goes by hand through the tied output and the final layer norm.
+    """
+    record = []
+    logits = forward(inputs, tok_emb, pos_emb, tok_emb, [], {}, record=record)
+    x = record[-1]['final']                           # the stream before the final layer norm
+    y = layer_norm(x)
+    xc = x - x.mean(-1, keepdims=True)
+    s = np.sqrt((xc ** 2).mean(-1, keepdims=True))
+    r = s + 1e-10                                     # the book's epsilon, on the std
     probs = softmax(logits)
     n, d = y.shape
     loss = -np.log(probs[np.arange(n), targets] + 1e-300).mean()
