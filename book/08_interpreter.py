@@ -40,7 +40,7 @@ import taotp
 # loaded and decoded from `<bos>`:
 
 # %%
-hello_text = taotp.book_listing('hello_world')
+hello_text = taotp.interpreter.book_listing('hello_world')
 print('\n'.join(hello_text.split('\n')[:6] + ['    ...']))
 hello = taotp.load_program(hello_text)
 out = taotp.decode([9], hello, max_steps=20, eos=10)
@@ -77,8 +77,8 @@ print('a dict through np.array:', wrapped.shape, wrapped.dtype, '-> cannot be us
 print('"M2": [] through np.array has shape', np.array([]).shape, 'but the model needs (0, 3)')
 
 # %% [markdown]
-# `taotp.load_program(text)` is a safe, validated replacement (`taotp.compile_TAOTP` is the
-# same function under the book's name):
+# `taotp.load_program(text)` is a safe, validated replacement (`taotp.interpreter.compile_TAOTP`
+# is the same function under the book's name):
 #
 # * **nothing in the text is executed.** It is parsed into a syntax tree and only
 #   dicts, lists, tuples, numbers with an optional sign and quoted keys are accepted; a
@@ -88,9 +88,11 @@ print('"M2": [] through np.array has shape', np.array([]).shape, 'but the model 
 #   layer norms with gamma 1 and beta 0, no layers, `"block_size": B` instead of an all-zero
 #   `pos_emb`, a missing or empty MLP (d_ff = 0), a layer without attention, one head
 #   written as a matrix;
-# * **every array is checked** for rank, rectangularity, finite values and shape, and a
-#   mistake raises `taotp.ProgramError` naming the field, the layer, the expected and actual
-#   shape and the line.
+# * **every field is checked** by the same rules as any params dict, `taotp.param_problems`
+#   of {doc}`01_transformer` (rank, shape, finite values, known keys); the loader adds only
+#   what is particular to text, such as ragged rows, and the line of each field, so a
+#   mistake raises `taotp.ProgramError` naming the line, the field, the layer and the
+#   expected and actual shape.
 #
 # `taotp.dump_program(params)` goes the other way and writes any program as text.
 #
@@ -177,8 +179,9 @@ taotp.plot.attention(tr.attn[0], tokens=[2, 0, 1, 1], title='copy the first toke
 # ### Step 3: mistakes get named
 #
 # A hand-written program fails in small ways: a row one number short, a matrix with the
-# wrong number of heads, a typo in a key. The loader reports the first problem with the
-# field, the layer, the expected and actual shape and the line, before anything runs:
+# wrong number of heads, a typo in a key. The loader names every problem it finds, in the
+# order of the text, each with its line, field and the expected and actual shape, before
+# anything runs. The last text below has two mistakes:
 
 # %%
 broken = copy_first_text.replace('"K": [[0], [0], [0], [-1], [0], [1]]',
@@ -187,7 +190,8 @@ for text in (broken,
              copy_first_text.replace('[0, 0, 0, 1, 0, -1],', '[0, 0, 1, 0, -1],'),
              copy_first_text.replace('"layers"', '"layer"'),
              copy_first_text.replace('"pos_emb": [[0, 0, 0, 1, 0, -1],', '"pos_emb": [[0, 0, 0, 1, 0, -1]] * 8 + ['),
-             counter_text.replace('"block_size": 8', '"block_size": 8, "lnf": {"gamma": 1e999}')):
+             counter_text.replace('"block_size": 8', '"block_size": 8, "lnf": {"gamma": 1e999}'),
+             broken.replace('"layers"', '"lnf": {"gamma": [1, 1]},\n    "layers"')):
     try:
         taotp.load_program(text)
     except taotp.ProgramError as err:
@@ -209,39 +213,21 @@ for text in ("__import__('os').system('echo hacked')",
 #
 # `dump_program` writes every float with Python's `repr`, the shortest decimal that reads
 # back as the same float64, so a round trip is exact to the last bit. Its output is also
-# valid JSON. Here is every builder of the earlier chapters, at small sizes, written out and
-# read back:
+# valid JSON. Here are the programs of Chapters 2-6 from the book's catalogue
+# (`taotp.programs`; the test suite does this for every program in it), written out in full
+# and in compact form and read back:
 
 # %%
-rng = np.random.default_rng(0)
-ks, vs = rng.integers(0, 10, size=(10, 5)), rng.integers(0, 10, size=10)
-programs = {
-    'Hello World (Ch. 2)': taotp.build_hello_world_transformer()[0],
-    'untied lookup (Ch. 3)': taotp.build_untied_transformer(ks, vs, 10, 5, 5, 8, rng=0),
-    'search 10/100/3 (Ch. 4)': taotp.build_search_transformer(10, 100, 3),
-    'min 20/8 (Ch. 5)': taotp.build_min_transformer(20, 8),
-    'sort 28 (Ch. 5)': taotp.build_sort_transformer(),
-    'decimal addition, 2 digits (Ch. 6)': taotp.build_decimal_addition_transformer(2),
-    'random, 2 layers': taotp.random_params(rng),
-}
-
-
-def same_bits(a, b):
-    if isinstance(a, dict):
-        return set(a) == set(b) and all(same_bits(a[k], b[k]) for k in a)
-    if isinstance(a, list):
-        return len(a) == len(b) and all(map(same_bits, a, b))
-    return np.asarray(a, np.float64).tobytes() == np.asarray(b, np.float64).tobytes() \
-        and np.shape(a) == np.shape(b)
-
-
-for name, params in programs.items():
+for key in ('hello-world-message', 'lookup-10', 'search-10', 'min-10', 'sort-28', 'mod-2',
+            'addition-2'):
+    program = taotp.programs.CATALOGUE[key]
+    params = program.build()
     text = taotp.dump_program(params)
     compact = taotp.dump_program(params, compact=True)
-    back = taotp.load_program(text)
-    ok = same_bits(params, back) and same_bits(params, taotp.load_program(compact))
-    print(f'{name:36s} {taotp.count_params(params)["n_params"]:>7,} params, '
-          f'{len(text):>9,} characters ({len(compact):>9,} compact), exact round trip: {ok}')
+    ok = (taotp.params_equal(params, taotp.load_program(text))
+          and taotp.params_equal(params, taotp.load_program(compact)))
+    print(f'{program.title[:44]:44s} {taotp.count_params(params)["n_params"]:>7,} params, '
+          f'{len(text):>9,} characters ({len(compact):>9,} compact), exact: {ok}')
     assert ok
 
 # %% [markdown]
@@ -253,7 +239,7 @@ for name, params in programs.items():
 # the printed weights recovers the order of the printed run:
 
 # %%
-symbols = ['l', 'H', ' ', 'r', 'W', '!', 'd', 'o', 'e', '<bos>', '<eos>']
+symbols = taotp.interpreter.FIG_8_2_SYMBOLS
 print(''.join(symbols[t] if t < 9 else f'[{symbols[t]}]' for t in out))
 taotp.plot.circle(hello['tok_emb'], labels=symbols, title='Fig. 8.2: tok_emb as printed')
 
@@ -288,7 +274,7 @@ print(f'row lengths {norms.min():.3f} .. {norms.max():.3f} (exact: {3 ** 0.5:.3f
 # can:
 
 # %%
-fig83 = taotp.load_program(taotp.book_listing('min'))
+fig83 = taotp.load_program(taotp.interpreter.book_listing('min'))
 print(taotp.config(fig83))
 prompt = [6, 2, 0, 12, 18, 7, 12]
 print(prompt, '->', taotp.decode(prompt, fig83, max_steps=1).tolist())
@@ -307,17 +293,18 @@ print('tok_emb, Q, K, V, P all equal to the exact weights truncated to 1 decimal
 
 # %% [markdown]
 # The truncated copy, though, is often wrong. We compare it, the same weights with two
-# decimals (shipped as `taotp.book_listing('min_2dp')`) and the exact builder with the
-# plain-Python reference `taotp.min_so_far` on 2,000 seeded random sequences of 8 tokens:
+# decimals (shipped as `taotp.interpreter.book_listing('min_2dp')`) and the exact builder with
+# the plain-Python reference `taotp.sort.min_so_far` on 2,000 seeded random sequences of 8
+# tokens:
 
 # %%
-fig83_2dp = taotp.load_program(taotp.book_listing('min_2dp'))
+fig83_2dp = taotp.load_program(taotp.interpreter.book_listing('min_2dp'))
 seqs = np.random.default_rng(83).integers(0, 20, size=(2000, 8))
-want = np.array([taotp.min_so_far(s)[-1] for s in seqs])
+want = np.array([taotp.sort.min_so_far(s)[-1] for s in seqs])
 rates = {}
 for name, params in (('printed, 1 decimal', fig83), ('2 decimals', fig83_2dp),
                      ('exact builder', exact)):
-    got = taotp.decode_batch(seqs, params, 1)[:, -1]
+    got = taotp.last_token_argmax(seqs, params)
     rates[name] = np.mean(got != want)
     off = np.unique(got[got != want] - want[got != want]).tolist()
     print(f'{name:20s} wrong on {rates[name]:6.1%} of inputs; errors are off by {off}')
@@ -339,7 +326,7 @@ print(f'row lengths {norms.min():.3f} .. {norms.max():.3f} (spread {norms.max() 
       f'neighbour gap {1 - np.cos(np.pi / 21):.1%}')
 
 # %%
-bad = next(s for s, w, g in zip(seqs, want, taotp.decode_batch(seqs, fig83, 1)[:, -1]) if w != g)
+bad = next(s for s, w, g in zip(seqs, want, taotp.last_token_argmax(seqs, fig83)) if w != g)
 tr83 = taotp.trace(bad, fig83)
 print('input', bad.tolist(), '| minimum', min(bad), '| printed listing says',
       int(tr83.logits[-1].argmax()))
@@ -393,7 +380,7 @@ for n in (1, 2, 3):
     assert np.all(cpy[:, n:] == prompts[:, :1])
     every = np.array(list(itertools.product(range(20), repeat=n)))
     for params in (fig83_2dp, exact):
-        assert np.array_equal(taotp.decode_batch(every, params, 1)[:, -1], every.min(1))
+        assert np.array_equal(taotp.last_token_argmax(every, params), every.min(1))
 assert rates['2 decimals'] == 0 and rates['exact builder'] == 0 and rates['printed, 1 decimal'] > 0.2
 print('all checks passed')
 
@@ -402,10 +389,11 @@ print('all checks passed')
 
 # %%
 print(f'{"program":22s} {"total":>5s} {"non-zero":>8s} {"non-zero outside emb.":>21s}   book')
+book_min = f'3V + 3B + 39 = {taotp.programs.CATALOGUE["listing-min"].source_total} total, 11 non-zero outside tok_emb'
 for name, params, book in (
-        ('Fig. 8.2 Hello World', hello, '72 total'),
-        ('Fig. 8.3 as printed', fig83, '3V + 3B + 39 = 123 total, 11 non-zero outside tok_emb'),
-        ('Min exact (Ch. 5)', exact, '3V + 3B + 39 = 123 total, 11 non-zero outside tok_emb'),
+        ('Fig. 8.2 Hello World', hello, f'{taotp.programs.CATALOGUE["listing-hello-world"].source_total} total'),
+        ('Fig. 8.3 as printed', fig83, book_min),
+        ('Min exact (Ch. 5)', exact, book_min),
         ('counter (by hand)', counter, ''),
         ('copy first (by hand)', copy_first, '')):
     total, non0 = taotp.count_params(params), taotp.count_non0_params(params)

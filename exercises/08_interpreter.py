@@ -23,8 +23,8 @@
 # wrong. The other two are experiments; the
 # [solutions notebook](https://github.com/taotp/taotp-book/blob/main/solutions/08_interpreter.ipynb)
 # shows worked answers. `taotp.load_program(text)` reads a program text and
-# `taotp.book_listing(name)` returns the book's printed listings (`'hello_world'` is Fig. 8.2,
-# `'min'` is Fig. 8.3).
+# `taotp.interpreter.book_listing(name)` returns the book's printed listings (`'hello_world'`
+# is Fig. 8.2, `'min'` is Fig. 8.3).
 
 # %% tags=["hide-input"]
 # On Colab, install the book's package first; anywhere else this does nothing.
@@ -66,8 +66,8 @@ print(taotp.decode([0], my_program, max_steps=3).tolist())
 # (no checker)
 
 # %%
-symbols = ['l', 'H', ' ', 'r', 'W', '!', 'd', 'o', 'e', '<bos>', '<eos>']
-text = taotp.book_listing('hello_world')
+symbols = taotp.interpreter.FIG_8_2_SYMBOLS
+text = taotp.interpreter.book_listing('hello_world')
 edited = text  # your edit here, e.g. text.replace('...', '...')
 out = taotp.decode([9], taotp.load_program(edited), max_steps=13, eos=10)
 print(''.join(symbols[t] if t < 9 else f'[{symbols[t]}]' for t in out))
@@ -83,7 +83,7 @@ print(''.join(symbols[t] if t < 9 else f'[{symbols[t]}]' for t in out))
 # precision.)
 
 # %%
-print(taotp.book_listing('min'))
+print(taotp.interpreter.book_listing('min'))
 
 # %%
 from taotp.exercises.ch08 import CHOICES_8_3

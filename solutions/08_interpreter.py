@@ -111,8 +111,8 @@ print('checked every prompt of 1 to 5 tokens')
 #    distinct integer points; we predict a garbled message.
 
 # %%
-symbols = ['l', 'H', ' ', 'r', 'W', '!', 'd', 'o', 'e', '<bos>', '<eos>']
-hello = taotp.load_program(taotp.book_listing('hello_world'))
+symbols = taotp.interpreter.FIG_8_2_SYMBOLS
+hello = taotp.load_program(taotp.interpreter.book_listing('hello_world'))
 
 
 def show(params, steps=13):
@@ -170,7 +170,7 @@ result = check('8.3', lambda tokens: min(tokens))
 assert result
 
 # %%
-fig83 = taotp.load_program(taotp.book_listing('min'))
+fig83 = taotp.load_program(taotp.interpreter.book_listing('min'))
 e1, e2 = np.array([1, -1, 0]) / 2 ** 0.5, np.array([1, 1, -2]) / 6 ** 0.5
 angles = np.degrees(np.arctan2(fig83['tok_emb'] @ e2, fig83['tok_emb'] @ e1))
 print('token angles (degrees):', np.round(angles, 1).tolist())
@@ -235,5 +235,5 @@ assert result
 # %%
 compact = '{"tok_emb": [[1, -1, 0], [0, 1, -1]], "block_size": 3}'
 mine, package = my_compile(compact), taotp.load_program(compact)
-print(taotp.dump_program(mine) == taotp.dump_program(package))
+print('the same params, bit for bit:', taotp.params_equal(mine, package))
 print(taotp.dump_program(mine, compact=True))

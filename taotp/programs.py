@@ -111,6 +111,13 @@ def _adder_examples():
     return out
 
 
+def _fig_8_2_examples():
+    """From <bos> the Fig. 8.2 listing prints Hello World! and <eos>."""
+    symbols = interpreter.FIG_8_2_SYMBOLS
+    return [([symbols.index('<bos>')],
+             [symbols.index(c) for c in 'Hello World!'] + [symbols.index('<eos>')])]
+
+
 _P3 = selective.transition_matrix(3, np.random.default_rng(0))
 
 PROGRAMS = [
@@ -162,10 +169,15 @@ PROGRAMS = [
             'TAOTP Fig. 6.4', _addition_examples(3)),
     Program('listing-hello-world', 8, 'Fig. 8.2 listing (Hello World, as printed)',
             lambda: interpreter.load_program(interpreter.book_listing('hello_world')), 72, None,
-            'TAOTP Fig. 8.2'),
+            'TAOTP Fig. 8.2', _fig_8_2_examples),
     Program('listing-min', 8, 'Fig. 8.3 listing (Min, as printed)',
             lambda: interpreter.load_program(interpreter.book_listing('min')), 123, None,
-            'TAOTP Fig. 8.3'),
+            'TAOTP Fig. 8.3 (3V + 3B + 39)', lambda: [([6, 2, 0, 12, 18, 7, 12, 12], [0])],
+            note='one decimal: wrong on about a third of inputs; the example is the book\'s'),
+    Program('listing-min-2dp', 8, 'Fig. 8.3 program with two decimals',
+            lambda: interpreter.load_program(interpreter.book_listing('min_2dp')), 123, None,
+            'TAOTP Fig. 8.3 (3V + 3B + 39)', _min_examples(20),
+            note='the printed weights to two decimals: right on every input tested'),
     Program('coupling-adder-10x10', 9, 'Multi-operand adder, Pre-LN, 10 x 10',
             lambda: coupling.build_multi_operand_adder(10, 10, norm=True).params,
             examples=_adder_examples,

@@ -7,7 +7,8 @@ import numpy as np
 import pytest
 
 import taotp
-from taotp.interpreter import cli, dump_program
+from taotp.interpreter import dump_program
+from taotp.interpreter.cli import main as cli
 
 DATA = resources.files('taotp').joinpath('data')
 HELLO = str(DATA / 'hello_world_fig8_2.taotp')

@@ -1,4 +1,9 @@
-"""Checkers of Chapter 8: 8.3 (what Fig. 8.3 computes) and 8.4 (a compact-program loader)."""
+"""Checkers of Chapter 8: 8.3 (what Fig. 8.3 computes) and 8.4 (a compact-program loader).
+
+The contract every checker keeps (the reference passes, garbage is reported,
+loops are stopped) is tested once in test_checker_contract.py; here are the
+answers particular to these puzzles and the messages that name their inputs.
+"""
 import ast
 import builtins
 import re
@@ -19,8 +24,8 @@ def test_registry_rows():
 
 # ----------------------------------------------------------------------------- 8.3
 
-@pytest.mark.parametrize('answer', ['c', ' C ', '(c)', min, lambda s: int(np.min(s))])
-def test_8_3_right_answers(answer):
+@pytest.mark.parametrize('answer', [' C ', '(c)', min, lambda s: int(np.min(s))])
+def test_8_3_right_answers_in_other_forms(answer):
     result = ch08.check_8_3(answer)
     assert result, result.message
     assert '720 prompts' in result.message
@@ -28,13 +33,10 @@ def test_8_3_right_answers(answer):
 
 def test_8_3_reference_is_the_builder():
     """The reference (2-decimal listing) agrees with build_min_transformer(20, 8)."""
-    build = getattr(taotp, 'build_min_transformer', None)
-    if build is None:
-        pytest.skip('taotp.build_min_transformer is not written yet')
     groups = ch08._inputs_8_3()
-    exact = build(20, 8)
+    exact = taotp.build_min_transformer(20, 8)
     for g, want in zip(groups, ch08._reference_8_3(groups)):
-        assert np.array_equal(taotp.decode_batch(g, exact, 1)[:, -1], want)
+        assert np.array_equal(taotp.last_token_argmax(g, exact), want)
         assert np.array_equal(want, g.min(1))
 
 
@@ -55,32 +57,22 @@ def test_8_3_wrong_choices_name_a_prompt(letter, pattern):
 
 def test_8_3_the_printed_weights_are_not_the_reference():
     """Predicting the one-decimal listing itself is 'wrong': the puzzle asks for the intent."""
-    printed = taotp.load_program(taotp.book_listing('min'))
+    printed = taotp.load_program(taotp.interpreter.book_listing('min'))
     result = ch08.check_8_3(lambda s: int(taotp.decode(s, printed, max_steps=1)[-1]))
     assert not result and 'the program (at full precision) outputs' in result.message
 
 
 @pytest.mark.parametrize('answer, pattern', [
-    (None, r'no answer yet'),
     ('z', r"answer with one letter of CHOICES_8_3 \(a, b, c, d, e, f\) or a function; got 'z'"),
-    (3, r'expected a letter or a function; got int'),
     (lambda s: 1 / 0, r'your function raised ZeroDivisionError: division by zero on prompt \[0\]'),
     (lambda s: 'zero', r"your function returned 'zero' on prompt \[0\]; expected a token id"),
     (lambda s: min(s) + 0.5, r'prompt \[0\]: .* outputs 0, your function says 0.5'),
     (lambda s: float('nan'), r'returned nan on prompt \[0\]'),
 ])
-def test_8_3_garbage_is_reported(answer, pattern):
+def test_8_3_wrong_kinds_of_answer_are_named(answer, pattern):
     result = ch08.check_8_3(answer)
     assert not result
     assert re.search(pattern, result.message), result.message
-
-
-def test_8_3_endless_loop_is_reported():
-    def loop(s):
-        while True:
-            pass
-    result = ch08.check_8_3(loop)
-    assert not result and 'took longer than 5 s on prompt [0]' in result.message
 
 
 def test_choices_are_distinct_behaviours():
@@ -89,11 +81,11 @@ def test_choices_are_distinct_behaviours():
 
 # ----------------------------------------------------------------------------- 8.4
 
-def test_8_4_package_loader_passes():
+def test_8_4_the_package_loader_passes_too():
     result = ch08.check_8_4(taotp.load_program)
     assert result, result.message
     assert result.message.startswith('reads both printed listings')
-    assert check('8.4', taotp.compile_TAOTP)
+    assert check('8.4', taotp.interpreter.compile_TAOTP)
 
 
 def _book_loader(text):
@@ -126,8 +118,8 @@ def _almost(text, skip=None):
                    r"\['M2'\] must have 2 dimensions; got shape \(0,\)"),
     (lambda t: _almost(t, 'ln'), r"your loader raised KeyError: 'ln1' on a program with no "
                                  r"layer norms anywhere"),
-    (lambda t: _almost(t, 'block_size'), r"pos_emb must be a 2-D array .* on a program with "
-                                         r"block_size instead of pos_emb"),
+    (lambda t: _almost(t, 'block_size'), r"'pos_emb' must have 2 dimensions; got shape \(0,\) "
+                                         r"on a program with block_size instead of pos_emb"),
     (lambda t: _almost(t, 'layers'), r'''from a program with no "layers" key: missing key'''),
     (lambda t: taotp.load_program(t) if t.startswith('{') and 'tok_embs' not in t else {},
      r'on an unknown top-level key your loader returned a value instead of raising an error '
@@ -152,10 +144,20 @@ def test_8_4_silent_errors_are_caught():
     assert not result and 'raised ValueError with an empty message' in result.message
 
 
-def test_8_4_loader_that_returns_garbage():
-    for answer, pattern in ((None, 'expected a function text -> params; got NoneType'),
-                            (lambda t: None, 'expected a params dict'),
-                            (lambda t: 'params', 'expected a params dict'),
-                            (lambda t: 1 / 0, 'your loader raised ZeroDivisionError')):
-        result = ch08.check_8_4(answer)
-        assert not result and pattern in result.message, result.message
+def test_8_4_a_loader_that_changes_a_value_is_named():
+    def off_by_a_bit(text):
+        params = taotp.load_program(text)
+        params['tok_emb'] = params['tok_emb'] + 1e-12
+        return params
+    result = ch08.check_8_4(off_by_a_bit)
+    assert not result
+    assert re.search(r"book listing 'hello_world': differs from the full form at 'tok_emb': "
+                     r"1\.2 vs 1\.200000000001 at flat index 0", result.message), result.message
+
+
+EXTRA_GARBAGE = {
+    '8.3': {'a letter outside the choices': 'z', 'a list of letters': ['c'],
+            'a function returning a string': lambda s: 'zero'},
+    '8.4': {'a loader returning a list': lambda text: [1, 2],
+            'a loader returning the text': lambda text: text},
+}

@@ -9,22 +9,20 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import taotp
-from taotp.interpreter import (BOOK_LISTINGS, ProgramError, book_listing, compile_TAOTP,
-                               dump_program, load_program, read_program)
-
-FIG_8_2_SYMBOLS = ['l', 'H', ' ', 'r', 'W', '!', 'd', 'o', 'e', '<bos>', '<eos>']
-
+from taotp.interpreter import (BOOK_LISTINGS, FIG_8_2_SYMBOLS, TOP_FIELDS, ProgramError,
+                               book_listing, compile_TAOTP, dump_program, load_program,
+                               read_program)
+from taotp.programs import CATALOGUE, PROGRAMS
 
 def identical(a, b):
-    """Exact equality: same structure, same array shapes, dtypes and bits."""
-    if isinstance(a, dict):
-        return isinstance(b, dict) and set(a) == set(b) and all(identical(a[k], b[k]) for k in a)
-    if isinstance(a, (list, tuple)):
-        return isinstance(b, list) and len(a) == len(b) and all(map(identical, a, b))
-    if isinstance(a, np.ndarray):
-        return (isinstance(b, np.ndarray) and a.shape == b.shape and b.dtype == np.float64
-                and np.asarray(a, np.float64).tobytes() == b.tobytes())
-    return float(a) == float(b) and np.signbit(a) == np.signbit(b)
+    """Exact equality (``taotp.params_equal``), and every array of ``b`` is float64."""
+    def arrays(p):
+        if isinstance(p, dict):
+            return [x for v in p.values() for x in arrays(v)]
+        if isinstance(p, (list, tuple)):
+            return [x for v in p for x in arrays(v)]
+        return [p] if isinstance(p, np.ndarray) else []
+    return taotp.params_equal(a, b) and all(x.dtype == np.float64 for x in arrays(b))
 
 
 # ----------------------------------------------------------------------------- round trips
@@ -68,43 +66,9 @@ def test_round_trip_exact_random_programs(name, compact):
     assert dump_program(load_program(text), compact=compact) == text
 
 
-# every builder of the book at a small size; skipped until its chapter has landed
-_KS = np.random.default_rng(5).integers(0, 10, size=(10, 5))
-_VS = np.random.default_rng(6).integers(0, 10, size=10)
-BUILDERS = {
-    'hello_world': ('build_hello_world_transformer', lambda b: b()),
-    'min(20, 8)': ('build_min_transformer', lambda b: b(20, 8)),
-    'min(10, 10)': ('build_min_transformer', lambda b: b(10, 10)),
-    'max(20, 8)': ('build_max_transformer', lambda b: b(20, 8)),
-    'sort(10, 20)': ('build_sort_transformer', lambda b: b(10, 20)),
-    'sort(28)': ('build_sort_transformer', lambda b: b()),
-    'search(10, 100, 3)': ('build_search_transformer', lambda b: b(10, 100, 3)),
-    'untied_lookup': ('build_untied_transformer', lambda b: b(_KS, _VS, 10, 5, 5, 8, rng=0)),
-    'tied_lookup': ('build_lookup_transformer',
-                    lambda b: b(_KS, _VS, 10, 5, 5, optimization_iters=20, rng=0)),
-    'single_digit_mod': ('build_single_digit_mod_transformer', lambda b: b()),
-    'multi_digit_mod(1)': ('build_multi_digit_mod_transformer', lambda b: b(1)),
-    'decimal_addition(1)': ('build_decimal_addition_transformer', lambda b: b(1)),
-    'decimal_addition(2)': ('build_decimal_addition_transformer', lambda b: b(2)),
-    'coupling_adder(2, 3)': ('coupling.build_multi_operand_adder',
-                             lambda b: b(2, 3, norm=True).params),
-}
-
-
-@pytest.mark.parametrize('case', sorted(BUILDERS))
-def test_round_trip_exact_book_programs(case):
-    name, build = BUILDERS[case]
-    builder = taotp
-    for part in name.split('.'):
-        builder = getattr(builder, part, None)
-    if builder is None:
-        pytest.skip(f'taotp.{name} is not written yet')
-    try:
-        params = build(builder)
-    except TypeError as exc:  # its author chose other arguments
-        pytest.skip(f'taotp.{name} has another signature ({exc})')
-    if isinstance(params, tuple):  # builders that also return a tokenizer
-        params = next(p for p in params if isinstance(p, dict) and 'tok_emb' in p)
+@pytest.mark.parametrize('key', [p.key for p in PROGRAMS])
+def test_round_trip_exact_every_program_of_the_catalogue(key):
+    params = CATALOGUE[key].build()
     for compact in (False, True):
         back = load_program(dump_program(params, compact=compact))
         assert identical(params, back)
@@ -130,8 +94,8 @@ def test_json_fast_path_matches_the_parser():
     bad = text.replace('"b2": [', '"b2": [1.0, ', 1)
     json.loads(bad)
     line = next(i for i, l in enumerate(bad.split('\n'), 1) if '"b2"' in l)
-    with pytest.raises(ProgramError, match=rf"line {line}: layers\[0\]\['b2'\] must have shape "
-                                           r"\(d_model\) = \(8,\); got \(9,\)"):
+    with pytest.raises(ProgramError, match=rf"line {line}: layers\[0\]\['b2'\] has shape \(9,\), "
+                                           r"expected \(d_model\) = \(8,\)"):
         load_program(bad)
     with pytest.raises(ProgramError, match=r"the key 'tok_emb' appears twice"):
         load_program('{"tok_emb": [[1]], "tok_emb": [[2]], "block_size": 1}')
@@ -139,10 +103,14 @@ def test_json_fast_path_matches_the_parser():
         load_program('{"tok_emb": [[NaN]], "block_size": 1}')
 
 
-def test_compile_TAOTP_is_the_safe_loader():
-    assert compile_TAOTP is load_program
-    assert taotp.compile_TAOTP is load_program
+def test_api_names():
+    assert compile_TAOTP is load_program and taotp.interpreter.compile_TAOTP is load_program
     assert taotp.load_program is load_program and taotp.dump_program is dump_program
+    assert taotp.ProgramError is ProgramError and issubclass(ProgramError, taotp.ParamsError)
+
+
+def test_one_schema_the_file_format_adds_only_block_size():
+    assert TOP_FIELDS == taotp.params.TOP_KEYS + ('block_size',)
 
 
 # ----------------------------------------------------------------------------- the book's listings
@@ -153,7 +121,7 @@ def test_fig_8_2_hello_world_as_printed():
     text = ''.join(FIG_8_2_SYMBOLS[i] for i in out[1:-1])
     assert text == 'Hello World!'
     assert out[-1] == 10
-    assert taotp.count_params(params)['n_params'] == 72            # book: 72
+    assert taotp.count_params(params)['n_params'] == CATALOGUE['listing-hello-world'].source_total
     assert taotp.count_non0_params(params)['n_params'] == 68       # one-decimal zeros
     assert taotp.is_tied(params)
 
@@ -168,13 +136,13 @@ def test_fig_8_3_min_listing_as_printed_and_its_rounding():
     assert taotp.config(printed) | {} == {'n_layers': 1, 'n_heads': [1], 'd_model': 3,
                                           'd_head': [3], 'd_ff': [0], 'vocab_size': 20,
                                           'block_size': 8}
-    assert taotp.count_params(printed)['n_params'] == 123          # 3V + 3B + 39
+    assert taotp.count_params(printed)['n_params'] == CATALOGUE['listing-min'].source_total
     assert taotp.count_non0_params(printed)['non_emb'] == 11       # book: 11
     # the book's example prompt; the printed weights get this one right
     assert taotp.decode([6, 2, 0, 12, 18, 7, 12, 12], printed, max_steps=1)[-1] == 0
     rng = np.random.default_rng(83)
     seqs = rng.integers(0, 20, size=(1000, 8))
-    wrong = lambda p: float(np.mean(taotp.decode_batch(seqs, p, 1)[:, -1] != _min_reference(seqs)))
+    wrong = lambda p: float(np.mean(taotp.last_token_argmax(seqs, p) != _min_reference(seqs)))
     assert 0.2 < wrong(printed) < 0.45                              # spec: about 35 %
     two = load_program(book_listing('min_2dp'))
     assert wrong(two) == 0.0
@@ -184,15 +152,12 @@ def test_fig_8_3_min_listing_as_printed_and_its_rounding():
     assert np.array_equal(trunc(two['layers'][0]['Q']), printed['layers'][0]['Q'])
     # short prompts too: every length 1..8 on every prefix
     for n in range(1, 9):
-        assert np.array_equal(taotp.decode_batch(seqs[:200, :n], two, 1)[:, -1],
+        assert np.array_equal(taotp.last_token_argmax(seqs[:200, :n], two),
                               _min_reference(seqs[:200, :n]))
 
 
 def test_fig_8_3_is_the_min_builder_rounded():
-    build = getattr(taotp, 'build_min_transformer', None)
-    if build is None:
-        pytest.skip('taotp.build_min_transformer is not written yet')
-    exact = build(20, 8)
+    exact = taotp.build_min_transformer(20, 8)
     for name, decimals in (('min', 1), ('min_2dp', 2)):
         listing = load_program(book_listing(name))
         scale = 10 ** decimals
@@ -295,48 +260,53 @@ GOOD = '{"tok_emb": [[1, -1, 0], [0, 1, -1]], "block_size": 4%s}'
     ('{"tok_emb": [[1, 2]]}', r'neither "pos_emb" nor "block_size"'),
     ('{"tok_emb": [[1, 2]], "block_size": 1, "foo": 0}', r"unknown key 'foo'"),
     ('{"tok_emb": [[1, 2], [3]], "block_size": 1}', r'tok_emb is ragged: entry \[1\] has shape'),
-    ('{"tok_emb": [1, 2], "block_size": 1}', r'tok_emb must be a 2-D array \(vocab_size, '
-                                             r'd_model\); got 1-D with shape \(2,\)'),
+    ('{"tok_emb": [1, 2], "block_size": 1}', r"'tok_emb' must have 2 dimensions; got shape \(2,\)"),
     ('{"tok_emb": [[1, [2]]], "block_size": 1}', r'tok_emb mixes numbers and lists'),
     ('{"tok_emb": 3, "block_size": 1}', r'tok_emb must be a 2-D list of numbers'),
     ('{"tok_emb": [[]], "block_size": 1}', r'tok_emb must have at least one row and one column'),
-    ('{"tok_emb": [[1e999, 2]], "block_size": 1}', r'tok_emb holds a non-finite value \(inf\) '
-                                                   r'at index \(0, 0\)'),
+    ('{"tok_emb": [[1e999, 2]], "block_size": 1}', r"'tok_emb' holds a non-finite value \(inf\) "
+                                                   r"at index \(0, 0\)"),
     ('{"tok_emb": [[1, 2]], "block_size": 1, "out_emb": [[1, 2, 3]]}',
-     r'out_emb must have shape \(vocab_size, d_model\) = \(1, 2\); got \(1, 3\)'),
+     r"'out_emb' has shape \(1, 3\), expected \(vocab_size, d_model\) = \(1, 2\)"),
     ('{"tok_emb": [[1, 2]], "pos_emb": [[1, 2, 3]]}',
-     r'pos_emb must have shape \(block_size, d_model\) = \(1, 2\); got \(1, 3\)'),
-    ('{"tok_emb": [[1, 2]], "pos_emb": []}', r'pos_emb must be a 2-D array'),
+     r"'pos_emb' has shape \(1, 3\), expected \(block_size, d_model\) with d_model = 2"),
+    ('{"tok_emb": [[1, 2]], "pos_emb": []}', r"'pos_emb' must have 2 dimensions; got shape \(0,\)"),
     ('{"tok_emb": [[1, 2]], "pos_emb": [[1, 2]], "block_size": 3}',
      r'block_size is 3 but pos_emb has 1 rows'),
     ('{"tok_emb": [[1, 2]], "block_size": 0}', r'block_size must be between 1 and'),
     ('{"tok_emb": [[1, 2]], "block_size": 10000000000}', r'block_size must be between 1 and'),
     ('{"tok_emb": [[1, 2]], "block_size": 2.5}', r'block_size must be a whole number; got 2.5'),
-    ('{"tok_emb": [[1, 2]], "pos_emb": [[[1, 2, 3]]]}', r'pos_emb\[0\] must have shape '
-                                                        r'\(block_size, d_model\)'),
-    (GOOD % ', "layers": {}', r'layers must be a list of layer dicts; got a dict'),
-    (GOOD % ', "layers": [1]', r'layers\[0\] must be a dict of Q, K, V, P'),
+    ('{"tok_emb": [[1, 2]], "pos_emb": [[[1, 2, 3]]]}', r"'pos_emb'\[0\] has shape \(1, 3\), "
+                                                        r"expected \(block_size, d_model\)"),
+    (GOOD % ', "layers": {}', r"'layers' must be a list of layer dicts; got dict"),
+    (GOOD % ', "layers": [1]', r'layers\[0\] must be a dict of Q K V P M1 b1 M2 b2 ln1 ln2; '
+                               r'got int'),
     (GOOD % ', "layers": [{"X": 1}]', r"layers\[0\] has unknown keys \['X'\]"),
     (GOOD % ', "layers": [{"Q": []}]', r'layers\[0\] gives Q but not K, V, P'),
     (GOOD % ', "layers": [{"M2": []}]', r'layers\[0\] gives M2 but not M1'),
     (GOOD % ', "layers": [{}, {"Q": [[[1]]], "K": [[[1]]], "V": [[[1]]], "P": [[[1]]]}]',
-     r"line 1: layers\[1\]\['Q'\] must have shape \(n_heads, d_model, d_head\) = \(1, 3, 1\); "
-     r"got \(1, 1, 1\)"),
+     r"line 1: layers\[1\]\['Q'\] has shape \(1, 1, 1\), expected \(n_heads, d_model, d_head\) "
+     r"= \(1, 3, 1\)"),
     (GOOD % ', "layers": [{"Q": [[[1]]]*2, "K": 1, "V": 1, "P": 1}]', r'arithmetic operator'),
     (GOOD % ', "layers": [{"Q": [[[],[],[]]], "K": [[[],[],[]]], "V": [[[],[],[]]], '
              '"P": [[[],[],[]]]}]', r"layers\[0\]\['Q'\] has d_head = 0"),
     (GOOD % ', "layers": [{"M1": [[1], [1], [1]], "M2": [[1, 1, 1]], "b1": [1, 2]}]',
-     r"layers\[0\]\['b1'\] must have shape \(d_ff\) = \(1,\); got \(2,\)"),
+     r"layers\[0\]\['b1'\] has shape \(2,\), expected \(d_ff\) = \(1,\)"),
     (GOOD % ', "layers": [{"M1": [[1], [1], [1]], "M2": []}]',
-     r"layers\[0\]\['M2'\] must have shape \(d_ff, d_model\) = \(1, 3\); got \(0, 3\)"),
-    (GOOD % ', "layers": [{"b2": [1, 2]}]', r"layers\[0\]\['b2'\] must have shape \(d_model\) = "
-                                            r"\(3,\); got \(2,\)"),
-    (GOOD % ', "lnf": [1, 0]', r'lnf must be a dict like'),
-    (GOOD % ', "lnf": {"gamma": 1, "mu": 0}', r"lnf has unknown keys \['mu'\]"),
-    (GOOD % ', "lnf": {"gamma": {}}', r"lnf\['gamma'\] must be a number or a list"),
-    (GOOD % ', "lnf": {"gamma": 1e400}', r"lnf\['gamma'\] must be finite"),
-    (GOOD % ', "lnf": {"gamma": [1, 2]}', r"lnf\['gamma'\] must have shape \(d_model\) = \(3,\)"),
-    (GOOD % ', "layers": [{"ln2": {"beta": [1]}}]', r"layers\[0\]\['ln2'\]\['beta'\] must have"),
+     r"layers\[0\]\['M2'\] has shape \(0, 3\), expected \(d_ff, d_model\) = \(1, 3\)"),
+    (GOOD % ', "layers": [{"b2": [1, 2]}]', r"layers\[0\]\['b2'\] has shape \(2,\), expected "
+                                            r"\(d_model\) = \(3,\)"),
+    (GOOD % ', "lnf": [1, 0]', r"'lnf' must be a dict with gamma and beta; got list"),
+    (GOOD % ', "lnf": {"gamma": 1, "mu": 0}', r"'lnf' has unknown keys \['mu'\]; expected gamma"),
+    (GOOD % ', "lnf": {"gamma": {}}', r"'lnf'\['gamma'\] must be a number; got dict"),
+    (GOOD % ', "lnf": {"gamma": 1e400}', r"'lnf'\['gamma'\] is not finite; got inf"),
+    (GOOD % ', "lnf": {"gamma": [1, 2]}', r"'lnf'\['gamma'\] has shape \(2,\), expected "
+                                          r"\(d_model\) = \(3,\)"),
+    (GOOD % ', "layers": [{"ln2": {"beta": [1]}}]', r"layers\[0\]\['ln2'\]\['beta'\] has shape "
+                                                    r"\(1,\), expected \(d_model\) = \(3,\)"),
+    (GOOD % ', "layers": [{"ln2": {"beta": 2 ** 1100}}]', r'arithmetic operator'),
+    (GOOD % (', "layers": [{"ln2": {"beta": ' + '9' * 400 + '}}]'),
+     r"layers\[0\]\['ln2'\]\['beta'\] is an integer too large for a float"),
     ('{"tok_emb": [[' + '9' * 400 + ', 1]], "block_size": 1}', r'too large for a float'),
     ('{"tok_emb": ' + '[' * 12 + ']' * 12 + '}', r'nested more than 8 levels'),
     ('(' * 300 + ')' * 300, r'not a dict literal|could not parse|nested'),
@@ -357,11 +327,28 @@ def test_error_reports_line_field_and_layer():
     assert info.value.field == "layers[1]['K']"
     assert info.value.line == k + 4   # the ragged row itself (1-based)
     text = FULL.replace('"b2": [0.0, 0.0, 0.0]', '"b2": [0.0, 0.0]')
-    with pytest.raises(ProgramError, match=r"line 8: layers\[0\]\['b2'\] must have shape "
-                                           r"\(d_model\) = \(3,\); got \(2,\)"):
+    with pytest.raises(ProgramError, match=r"line 8: layers\[0\]\['b2'\] has shape \(2,\), "
+                                           r"expected \(d_model\) = \(3,\)") as info:
         load_program(text)
+    assert info.value.field == "layers[0]['b2']" and info.value.line == 8
     with pytest.raises(ProgramError, match=r'line 3: not a dict literal'):
         load_program('{\n"tok_emb": [[1]],\n"block_size": 1 2\n}')
+
+
+def test_every_problem_is_listed_with_its_line():
+    """The rules are param_problems'; the loader adds the line of each field, in text order."""
+    text = ('{\n"tok_emb": [[1, 2]],\n"pos_emb": [\n  [[0, 0], [0, 0]],\n  [[0, 0, 0]]\n],\n'
+            '"out_emb": [[1]],\n"lnf": {"gamma": [1]},\n"layers": [\n{"b2": [1]}]}')
+    with pytest.raises(ProgramError) as info:
+        load_program(text)
+    assert info.value.problems == [
+        "line 5: 'pos_emb'[1] has shape (1, 3), expected (block_size, d_model) with d_model = 2 "
+        "(from tok_emb)",
+        "line 7: 'out_emb' has shape (1, 1), expected (vocab_size, d_model) = (1, 2)",
+        "line 8: 'lnf'['gamma'] has shape (1,), expected (d_model) = (2,)",
+        "line 10: layers[0]['b2'] has shape (1,), expected (d_model) = (2,)"]
+    assert (info.value.line, info.value.field) == (5, 'pos_emb[1]')
+    assert str(info.value) == 'load_program: ' + '\n  '.join(info.value.problems)
 
 
 def test_non_text_input():
@@ -444,12 +431,13 @@ def test_fuzz_mutated_program(edits):
 
 
 _leaf = st.one_of(st.integers(-3, 10**6), st.floats(allow_nan=False, width=64), st.booleans(),
-                  st.none(), st.text(string.ascii_letters, max_size=4))
+                  st.none(), st.text(string.ascii_letters, max_size=4), st.just([]), st.just({}))
 _tree = st.recursive(_leaf, lambda kids: st.one_of(
-    st.lists(kids, max_size=4),
+    st.lists(kids, min_size=1, max_size=4),
     st.dictionaries(st.sampled_from(['tok_emb', 'pos_emb', 'out_emb', 'layers', 'lnf',
                                      'block_size', 'Q', 'K', 'V', 'P', 'M1', 'b1', 'M2', 'b2',
-                                     'ln1', 'ln2', 'gamma', 'beta', 'zz']), kids, max_size=6)),
+                                     'ln1', 'ln2', 'gamma', 'beta', 'zz']), kids, min_size=1,
+                    max_size=6)),
     max_leaves=40)
 
 
@@ -468,3 +456,32 @@ def test_fuzz_random_valid_programs_round_trip(vocab, d_model, block, n_layers, 
                                  d_model=d_model, n_layers=n_layers, n_heads=n_heads, d_head=2,
                                  d_ff=d_ff, scale=10.0 ** (seed % 40 - 20))
     assert identical(params, load_program(dump_program(params, compact=compact)))
+
+
+def _paths(node, path=()):
+    """Every place in a JSON tree: dict keys and list entries."""
+    yield path
+    items = node.items() if isinstance(node, dict) else enumerate(node) \
+        if isinstance(node, list) else ()
+    for key, value in items:
+        yield from _paths(value, path + (key,))
+
+
+SMALL_TREE = json.loads(SMALL)
+SMALL_PATHS = [p for p in _paths(SMALL_TREE) if p]
+
+
+@FUZZ
+@given(st.lists(st.tuples(st.sampled_from(SMALL_PATHS), _tree), min_size=1, max_size=3))
+def test_fuzz_fields_replaced_by_random_values(edits):
+    """A valid program with some fields replaced: the builder and param_problems meet odd values."""
+    tree = json.loads(SMALL)
+    for path, value in edits:
+        node = tree
+        try:
+            for key in path[:-1]:
+                node = node[key]
+            node[path[-1]] = value
+        except (KeyError, IndexError, TypeError):   # an earlier edit removed the place
+            continue
+    _must_load_or_refuse(repr(tree))
