@@ -43,7 +43,7 @@ import taotp
 search = taotp.build_search_transformer(vocab_size=10, block_size=100, prefix_len=3)
 prompt = [1, 2, 3, 4, 5, 6, 1, 2, 3]
 print(prompt, '->', taotp.decode(prompt, search, max_steps=1)[-1],
-      '| reference:', taotp.search_reference(prompt, 3))
+      '| reference:', taotp.search.search_reference(prompt, 3))
 
 # %% [markdown]
 # If the query does not occur earlier, or occurs more than once, the answer is undefined
@@ -84,7 +84,7 @@ print(prompt, '->', taotp.decode(prompt, search, max_steps=1)[-1],
 # %%
 print(taotp.padding_block(6).round(4), '| sum', round(taotp.padding_block(6).sum(), 12),
       '| squared norm', round((taotp.padding_block(6) ** 2).sum(), 12))
-entering, after0 = taotp.search_layouts(3)
+entering, after0 = taotp.search.search_layouts(3)
 print('entering layer 0:', entering)
 print('after layer 0:   ', after0)
 
@@ -104,9 +104,9 @@ taotp.plot.residual(t.resid_pre[0], labels=entering.labels(), tokens=prompt,
 # ### Step 2: layer 0 gathers the previous tokens
 #
 # Head $h$'s query rotates our position $h$ steps back on the position circle
-# (`shift_matrix(-h, block_size)`, scaled by $N=10^8$ to harden the softmax) and its key is
-# the plain position, so it attends to position $i-h$. Heads $h\ge1$ copy that token into
-# slot `t{h}`. Head 0 attends to itself and subtracts `pad` and `pos`. The first positions
+# (`shift_matrix(-h, block_size)`, scaled by `harden` $=10^8$, the book's $N$, to harden
+# the softmax) and its key is the plain position, so it attends to position $i-h$. Heads
+# $h\ge1$ copy that token into slot `t{h}`. Head 0 attends to itself and subtracts `pad` and `pos`. The first positions
 # have no $h$-th predecessor; the nearest position the mask allows on the circle is
 # position 0, so they copy token 0 instead.
 
@@ -124,7 +124,7 @@ taotp.plot.residual(t.resid_post[0], labels=after0.labels(), tokens=prompt,
 # Head 0 reads the query `t0 t1 t2` (our last three tokens) and compares it with every
 # position's key `t1 t2 t3` (the three tokens before that position). Each token is a point
 # on the $\sqrt3$-circle, so the dot product of two keys is largest exactly when all their
-# tokens agree; scaled by $N$ it picks that position alone, and the value copies its own
+# tokens agree; scaled by `harden` it picks that position alone, and the value copies its own
 # token `t0`. Head 1 attends to itself and subtracts `t0 t1 t2`, head 2 does the same for
 # `t3`. What is left is the found token in `t0` and zeros elsewhere; the final layer norm
 # only rescales it, and the tied `out_emb` reads it off. Head 3 is unused (all layers share
@@ -148,16 +148,17 @@ print('tok_emb of 4: ', search['tok_emb'][4, :3].round(6), '-> prediction', t.lo
 # exactly once earlier (it also rejects the rare inputs where the query happens to equal one
 # of the copied-token-0 keys of the first positions, see *Limits*). We check the last
 # prediction against the plain-Python reference at both of the book's sizes, in one batched
-# forward pass each. Block 100 is also the largest block this notebook uses (the text
-# generation below).
+# forward pass each that computes only the last position's logits
+# (`taotp.last_token_argmax`). Block 100 is also the largest block this notebook uses (the
+# text generation below).
 
 # %%
 lines = []
 for vocab, block, L, n in ((10, 100, 3, 300), (1000, 100, 10, 60), (10, 100, 2, 200)):
     params = taotp.build_search_transformer(vocab, block, L)
     X, want = taotp.random_search_inputs(np.random.default_rng(L), n, vocab, block, L)
-    assert [taotp.search_reference(x, L) for x in X] == want.tolist()
-    got = taotp.transformer_batch(X, params)[:, -1].argmax(-1)
+    assert [taotp.search.search_reference(x, L) for x in X] == want.tolist()
+    got = taotp.last_token_argmax(X, params)
     report = taotp.verify_batch(got, want, X, scope=f'vocab {vocab}, block {block}, prefix {L}')
     lines.append(str(report))
     assert report.ok
@@ -170,20 +171,24 @@ print('\n'.join(lines))
 # the total is $d\,(V + B + 2) + 24L(L+1)\,d$.
 
 # %%
-for vocab, block, L, book in ((1000, 100, 10, (123_486, 30_734, 735)),
-                              (10, 100, 3, (4_800, 535, 446))):
-    params = taotp.build_search_transformer(vocab, block, L)
+for key in ('search-1000', 'search-10'):          # the book's two programs, from the catalogue
+    book = taotp.programs.CATALOGUE[key]
+    params = book.build()
+    cfg = taotp.config(params)
+    vocab, block, L, d = cfg['vocab_size'], cfg['block_size'], cfg['n_heads'][0] - 1, cfg['d_model']
     total, non0 = taotp.count_params(params), taotp.count_non0_params(params)
-    d = 3 * L + 3
+    formula = d * (vocab + block + 2) + 24 * L * (L + 1) * d
     print(f'vocab {vocab:>4}, block {block}, prefix {L:>2}: total {total["n_params"]:>7,} '
-          f'(book {book[0]:,}; formula {d * (vocab + block + 2) + 24 * L * (L + 1) * d:,}), '
-          f'non-zero {non0["n_params"]:>6,} (book {book[1]:,}), '
-          f'outside tok_emb {non0["n_params"] - non0["tok_emb"]} (book {book[2]})')
+          f'(book {book.source_total:,}; formula {formula:,}), '
+          f'non-zero {non0["n_params"]:>6,} (book {book.source_non0:,}), of which outside '
+          f'tok_emb {non0["n_params"] - non0["tok_emb"]}')
+    assert total['n_params'] == book.source_total
 
 
 # %% [markdown]
 # The totals equal the book's. The non-zero counts are 8 and 3 higher, and the whole
-# difference sits in layer 0's query matrices. A rotation about the $(1,1,1)$ axis by a
+# difference sits outside `tok_emb` (the book counts 735 and 446 there), in layer 0's query
+# matrices. A rotation about the $(1,1,1)$ axis by a
 # generic angle has all 9 entries non-zero, and ours are built exactly that way (the
 # self-attending head 0 gets the exact identity). The book obtains its rotations by solving a
 # linear system whose matrix is singular, so its matrices are right only on the circle's
@@ -199,7 +204,8 @@ def book_style_rotation(theta):
 for vocab, block, L in ((1000, 100, 10), (10, 100, 3)):
     params = taotp.build_search_transformer(vocab, block, L)
     for h in range(L + 1):
-        params['layers'][0]['Q'][h, -3:, :3] = 1e8 * book_style_rotation(-2 * np.pi * h / block)
+        params['layers'][0]['Q'][h, -3:, :3] = taotp.blocks.HARDEN * book_style_rotation(
+            -2 * np.pi * h / block)
     non0 = taotp.count_non0_params(params)
     print(f'book-style rotations, vocab {vocab}: non-zero {non0["n_params"]:,}, outside tok_emb '
           f'{non0["n_params"] - non0["tok_emb"]}')
@@ -246,7 +252,7 @@ print(' '.join(vocab_words[i] for i in generated).upper())
 p = taotp.build_search_transformer(10, 100, 2)
 for x in ([1, 2, 5, 1, 2, 7, 1, 2], [1, 2, 5, 3, 2, 7, 4, 2], [1, 2, 5, 1, 2, 5, 1, 2]):
     print(x, '-> model', taotp.decode(x, p, max_steps=1)[-1], '| reference',
-          taotp.search_reference(x, 2))
+          taotp.search.search_reference(x, 2))
 
 # %% [markdown]
 # **The first positions.** A position $j<L$ has fewer than $L$ predecessors; its missing key
@@ -258,56 +264,36 @@ for x in ([1, 2, 5, 1, 2, 7, 1, 2], [1, 2, 5, 3, 2, 7, 4, 2], [1, 2, 5, 1, 2, 5,
 # %%
 x = [4, 8, 1, 4, 4, 8]
 print(x, '-> model', taotp.decode(x, taotp.build_search_transformer(10, 10, 3), max_steps=1)[-1],
-      '| plain reference', taotp.search_reference(x, 3),
-      '| padded reference', taotp.search_reference(x, 3, as_model=True))
+      '| plain reference', taotp.search.search_reference(x, 3),
+      '| padded reference', taotp.search.search_reference(x, 3, as_model=True))
 
 # %% [markdown]
-# **Hardening.** The book uses $N=10^8$. At vocab 10, block 100 the program is already exact
-# from about $N=10^3$; below that the soft attention blurs both the position lookup and the
-# match.
+# **Hardening.** The book uses $N=10^8$ (`harden`). At vocab 10, block 100 the program is
+# already exact from about $10^3$; below that the soft attention blurs both the position
+# lookup and the match.
 
 # %%
 X, want = taotp.random_search_inputs(np.random.default_rng(7), 100, 10, 100, 3)
 lines = []
-for N in (1.0, 1e2, 1e3, 1e4, 1e8):
-    got = taotp.transformer_batch(X, taotp.build_search_transformer(10, 100, 3, N=N))[:, -1].argmax(-1)
-    lines.append(f'N = {N:>11,.0f}: {np.mean(got == want):6.1%} right')
+for harden in (1.0, 1e2, 1e3, 1e4, 1e8):
+    got = taotp.last_token_argmax(X, taotp.build_search_transformer(10, 100, 3, harden=harden))
+    lines.append(f'harden = {harden:>11,.0f}: {np.mean(got == want):6.1%} right')
 print('\n'.join(lines))
 
 # %% [markdown]
-# Slide $N$ to watch layer 1's lookup head (head 0) sharpen on one seeded input of 30
-# tokens: at $N=1$ every row is a blur and the prediction is off; from about $10^2$ on each
+# Slide `harden` to watch layer 1's match head (head 0) sharpen on one seeded input of 30
+# tokens: at $10^0$ every row is a blur and the prediction is off; from about $10^2$ on each
 # row is a single bright cell and the last row points at the position after the earlier
-# occurrence of the query. The player below the slider shows the same sweep without a kernel.
+# occurrence of the query. The player below the slider draws the same sweep with the same
+# function, without a kernel.
 
 # %% tags=["nbval-ignore-output"]
-import ipywidgets as widgets
-from IPython.display import display
-
-demo_x, demo_want = taotp.random_search_inputs(np.random.default_rng(3), 1, 10, 30, 3)
-demo_x, demo_want = demo_x[0], int(demo_want[0])
-
-def show_hardening(log10_N):
-    t = taotp.trace(demo_x, taotp.build_search_transformer(10, 30, 3, N=10.0 ** log10_N))
-    title = (f'N = 1e{log10_N}: predicts {int(t.logits[-1].argmax())}, '
-             f'expected {demo_want}')
-    display(taotp.plot.attention(t.attn[1][0], tokens=demo_x, title=title, size=(5.0, 4.6)))
-
-widgets.interact(show_hardening, log10_N=widgets.IntSlider(value=0, min=0, max=8, step=1,
-                                                           description='log10 N'))
-
+demo, _ = taotp.random_search_inputs(np.random.default_rng(3), 1, 10, 30, 3)
+explorer = taotp.search.hardening_explorer(demo[0])
+explorer.widget()
 
 # %% tags=["nbval-ignore-output"]
-def draw(fig, log10_N):
-    t = taotp.trace(demo_x, taotp.build_search_transformer(10, 30, 3, N=10.0 ** log10_N))
-    ax = fig.subplots()
-    ax.imshow(t.attn[1][0], vmin=0, vmax=1, cmap='viridis')
-    ax.set_xlabel('key position')
-    ax.set_ylabel('query position')
-    ax.set_title(f'layer 1, head 0, N = 1e{log10_N}: predicts {int(t.logits[-1].argmax())}, '
-                 f'expected {demo_want}', fontsize=9)
-
-taotp.plot.animate(draw, frames=range(0, 9), size=(4.5, 4.5))
+explorer.player()
 
 # %% [markdown]
 # ## Summary

@@ -20,8 +20,8 @@
 #
 # Fill in each starter cell and run the `check` line below it. Program answers are builders
 # `build(vocab_size, block_size, prefix_len) -> params`; the checkers call them at a few sizes
-# and compare the last prediction with `taotp.search_reference` on seeded inputs whose query
-# occurs exactly once (`taotp.exercises.ch04.search_cases` makes them; use it to test).
+# and compare the last prediction with `taotp.search.search_reference` on seeded inputs whose
+# query occurs exactly once (`taotp.exercises.ch04.search_cases` makes them; use it to test).
 
 # %% tags=["hide-input"]
 # On Colab, install the book's package first; anywhere else this does nothing.
@@ -47,7 +47,7 @@ from taotp.exercises import check, ch04
 #
 # Build Search for a PostLN transformer: each sub-layer's output is added to the stream and
 # the sum is normalised, `x = LN(x + attn(x))`, `x = LN(x + mlp(x))`. The checker runs your
-# program with `taotp.transformer_variant(tokens, params, post_ln=True)`.
+# program with `taotp.transformer(tokens, **params, post_ln=True)`.
 
 # %%
 def build_postln_search(vocab_size, block_size, prefix_len):

@@ -75,7 +75,7 @@ lines = []
 for name, params in (('alphabetical', alphabetical), ('by frequency', by_frequency)):
     out = generate(params)
     seq = context + out.tolist()
-    defined = sum(taotp.search_reference(seq[i - 100:i], 2) is not None for i in range(100, 160))
+    defined = sum(taotp.search.search_reference(seq[i - 100:i], 2) is not None for i in range(100, 160))
     lines.append(f'{name:>12} ({defined} of 60 steps had a unique match): '
                  + ' '.join(vocab_words[i] for i in out[:30]))
 print('\n'.join(lines))
@@ -99,8 +99,8 @@ print('\n'.join(lines))
 # %%
 p = taotp.build_search_transformer(10, 40, 3)
 X, want = ch04.search_cases(0, 5, 10, 40, 3)
-pre = taotp.transformer_batch(X, p)[:, -1].argmax(-1)
-post = taotp.transformer_variant(X, p, post_ln=True)[:, -1].argmax(-1)
+pre = taotp.last_token_argmax(X, p)
+post = taotp.last_token_argmax(X, p, post_ln=True)
 print('PreLN', pre.tolist(), '| PostLN', post.tolist(), '| reference', want.tolist())
 result = check('4.2', taotp.build_search_transformer)
 assert result
@@ -161,7 +161,7 @@ def rot2(theta):
     return np.array([[c, s], [-s, c]])
 
 
-def build_search_2d(vocab_size, block_size, prefix_len, N=1e8):
+def build_search_2d(vocab_size, block_size, prefix_len, harden=1e8):
     """Search with 2-D token slots: L + 1 unit vectors in the hyperplane of R^(2L+3) ⟂ (1,...,1)."""
     L = prefix_len
     k, D = L + 1, 2 * (L + 1)
@@ -180,7 +180,8 @@ def build_search_2d(vocab_size, block_size, prefix_len, N=1e8):
     dh = 2 * L
     Qv, Kv, Vv, Pv = (np.zeros((2, k, D, dh)) for _ in range(4))
     for h in range(k):
-        Qv[0, h, slot(L), :2] = N * (np.eye(2) if h == 0 else rot2(-2 * np.pi * h / block_size))
+        look = np.eye(2) if h == 0 else rot2(-2 * np.pi * h / block_size)   # h places back
+        Qv[0, h, slot(L), :2] = harden * look
         Kv[0, h, slot(L), :2] = np.eye(2)
         if h == 0:
             Vv[0, 0, 2:] = np.eye(dh)
@@ -188,13 +189,13 @@ def build_search_2d(vocab_size, block_size, prefix_len, N=1e8):
         else:
             Vv[0, h, slot(0), :2] = np.eye(2)
             Pv[0, h, slot(h), :2] = np.eye(2)
-    Qv[1, 0, :dh] = N * np.eye(dh)
+    Qv[1, 0, :dh] = harden * np.eye(dh)
     Kv[1, 0, 2:] = np.eye(dh)
     Vv[1, 0, slot(0), :2] = Pv[1, 0, slot(0), :2] = np.eye(2)
-    Qv[1, 1, :dh] = N * np.eye(dh)
+    Qv[1, 1, :dh] = harden * np.eye(dh)
     Kv[1, 1, :dh] = Vv[1, 1, :dh] = np.eye(dh)
     Pv[1, 1, :dh] = -np.eye(dh)
-    for M, val in ((Qv, N), (Kv, 1.0), (Vv, 1.0), (Pv, -1.0)):
+    for M, val in ((Qv, harden), (Kv, 1.0), (Vv, 1.0), (Pv, -1.0)):
         M[1, 2, slot(L), :2] = val * np.eye(2)
     layers = [taotp.base_layer(k, d, 0, dh) for _ in range(2)]
     for i, layer in enumerate(layers):
@@ -219,7 +220,8 @@ assert result
 # Start from the 2-D slots and make every head narrow. Layer 0: the constant padding is
 # removed by layer 0's `b2` (an MLP with no hidden units still adds its bias), so head 0 only
 # erases the 2-D position and every head needs 2 dimensions. Layer 1: the cleanup heads go
-# (messy cleanup: the copied token is written with a factor $M = 10^8$ and swamps the rest),
+# (messy cleanup: the copied token is written with a factor `out_scale` $= 10^8$ and swamps
+# the rest),
 # and the match head compares *hashes*: the query $q$ and key $k$ (both $2L$ long) are both
 # multiplied by the same random $2L\times m$ matrix with orthonormal columns, which is a sum
 # of one random map per key position, as in Chapter 3. Now $d_{head} = m$.
@@ -231,7 +233,8 @@ assert result
 # reference keeps $m = \min(2L, L+4)$.
 
 # %%
-def build_search_hashed(vocab_size, block_size, prefix_len, hash_dims=None, N=1e8, M=1e8, seed=0):
+def build_search_hashed(vocab_size, block_size, prefix_len, hash_dims=None, harden=1e8,
+                        out_scale=1e8, seed=0):
     """2-D slots, padding removed by layer 0's b2, messy cleanup in layer 1, and the
     query/key compared through a seeded random hash of min(2L, L + 4) dimensions."""
     L = prefix_len
@@ -254,16 +257,17 @@ def build_search_hashed(vocab_size, block_size, prefix_len, hash_dims=None, N=1e
     dh = max(m, 2)
     Qv, Kv, Vv, Pv = (np.zeros((2, k, D, dh)) for _ in range(4))
     for h in range(k):
-        Qv[0, h, slot(L), :2] = N * (np.eye(2) if h == 0 else rot2(-2 * np.pi * h / block_size))
+        look = np.eye(2) if h == 0 else rot2(-2 * np.pi * h / block_size)   # h places back
+        Qv[0, h, slot(L), :2] = harden * look
         Kv[0, h, slot(L), :2] = np.eye(2)
         src, dst, sign = (slot(L), slot(L), -1.0) if h == 0 else (slot(0), slot(h), 1.0)
         Vv[0, h, src, :2] = np.eye(2)
         Pv[0, h, dst, :2] = sign * np.eye(2)
     H = np.linalg.qr(np.random.default_rng(seed).normal(size=(2 * L, m)))[0]
-    Qv[1, 0, :2 * L, :m] = N * H
+    Qv[1, 0, :2 * L, :m] = harden * H
     Kv[1, 0, 2:, :m] = H
     Vv[1, 0, slot(0), :2] = np.eye(2)
-    Pv[1, 0, slot(0), :2] = M * np.eye(2)
+    Pv[1, 0, slot(0), :2] = out_scale * np.eye(2)
     layers = [taotp.base_layer(k, d, 0, dh) for _ in range(2)]
     for i, layer in enumerate(layers):
         for name, Mx in (('Q', Qv), ('K', Kv), ('V', Vv)):
@@ -278,7 +282,7 @@ X, want = ch04.search_cases(7, 40, 1000, 100, 10)
 lines = []
 for m in (6, 10, 14, 20):
     p = build_search_hashed(1000, 100, 10, hash_dims=m)
-    acc = np.mean(taotp.transformer_batch(X, p)[:, -1].argmax(-1) == want)
+    acc = np.mean(taotp.last_token_argmax(X, p) == want)
     lines.append(f'prefix 10, hash of {m:>2} dims: {acc:6.1%} right, '
                  f'{taotp.count_params(p)["n_params"]:,} parameters (book 123,486)')
 print('\n'.join(lines))
