@@ -42,58 +42,24 @@ import taotp
 # reaching 100%), so its non-zero count is that of the initial weights. The multi-operand
 # adder is the Pre-LN port sized for up to 10 operands of up to 10 digits; the selective
 # induction head is the Pre-LN port for lags {1, 2, 3} over 3 symbols and 64 positions.
+#
+# The table of programs, with the sources' numbers, lives in one place,
+# `taotp.programs.CATALOGUE`; this page, the chapters and the tests all read it.
 
 # %%
-def lookup(n_entries, tok_dims, iters=5000):
-    ks, vs = taotp.random_lookup_table(n_entries, key_len=5, vocab_size=10,
-                                       rng=np.random.default_rng(0))
-    return taotp.build_lookup_transformer(ks, vs, vocab_size=10, block_size=5,
-                                          tok_dims=tok_dims, optimization_iters=iters,
-                                          rng=np.random.default_rng(1))
-
-P3 = taotp.selective.transition_matrix(3, np.random.default_rng(0))
-PROGRAMS = [  # (chapter, program, builder, book total, book non-zero)
-    (2, 'Hello World (message tokenizer)', lambda: taotp.build_hello_world_transformer()[0], 72, None),
-    (2, 'Hello World (ASCII tokenizer)',
-     lambda: taotp.build_hello_world_transformer(tokenizer='ascii')[0], 807, None),
-    (3, 'Lookup Table, 10 entries', lambda: lookup(10, 5), 1_408, 283),
-    (3, 'Lookup Table, 100 entries', lambda: lookup(100, 10), 3_588, 733),
-    (3, 'Lookup Table, 1,000 entries (untrained)', lambda: lookup(1000, 30, iters=0), 22_308, 5_033),
-    (4, 'Search, vocab 10, prefix 3', lambda: taotp.build_search_transformer(10, 100, 3), 4_800, 535),
-    (4, 'Search, vocab 1,000, prefix 10',
-     lambda: taotp.build_search_transformer(1000, 100, 10), 123_486, 30_734),
-    (5, 'Min, n = 10', lambda: taotp.build_min_transformer(10, 10), 6 * 10 + 39, None),
-    (5, 'Max, n = 10', lambda: taotp.build_max_transformer(10, 10), None, None),
-    (5, 'Sort, n = 28', lambda: taotp.build_sort_transformer(28, 100), None, 184),
-    (6, 'Addition mod 10, one digit', taotp.build_single_digit_mod_transformer, 629, 379),
-    (6, 'Addition mod 10, 1 digit (multi-digit builder)',
-     lambda: taotp.build_multi_digit_mod_transformer(1), 1_226, 432),
-    (6, 'Addition mod 10, 2 digits', lambda: taotp.build_multi_digit_mod_transformer(2), 9_508, 3_646),
-    (6, 'Addition mod 10, 3 digits', lambda: taotp.build_multi_digit_mod_transformer(3), 90_690, 35_542),
-    (6, 'Decimal addition, 1 digit', lambda: taotp.build_decimal_addition_transformer(1), 2_088, 737),
-    (6, 'Decimal addition, 2 digits', lambda: taotp.build_decimal_addition_transformer(2), 27_432, 10_440),
-    (6, 'Decimal addition, 3 digits',
-     lambda: taotp.build_decimal_addition_transformer(3), 360_576, 139_267),
-    (8, 'Fig. 8.2 listing (Hello World, as printed)',
-     lambda: taotp.load_program(taotp.book_listing('hello_world')), 72, None),
-    (8, 'Fig. 8.3 listing (Min, as printed)', lambda: taotp.load_program(taotp.book_listing('min')), 123, None),
-    (9, 'Multi-operand adder, Pre-LN, 10 x 10',
-     lambda: taotp.coupling.build_multi_operand_adder(10, 10, norm=True).params, None, None),
-    (10, 'Selective induction, Pre-LN, lags {1,2,3}, T = 64',
-     lambda: taotp.selective.book_params(P3, [1, 2, 3], 64), None, None),
-]
+from taotp.programs import PROGRAMS
 
 # %%
 rows = []
-for chapter, name, build, book_total, book_non0 in PROGRAMS:
-    params = build()
+for program in PROGRAMS:
+    params = program.build()
     shape = taotp.config(params)
-    rows.append(dict(chapter=chapter, name=name, layers=shape['n_layers'],
+    rows.append(dict(chapter=program.chapter, name=program.title, layers=shape['n_layers'],
                      heads=sum(shape['n_heads']), d_model=shape['d_model'],
                      mlp=any(d > 0 for d in shape['d_ff']),
                      total=taotp.count_params(params)['n_params'],
                      non0=taotp.count_non0_params(params)['n_params'],
-                     book_total=book_total, book_non0=book_non0))
+                     book_total=program.source_total, book_non0=program.source_non0))
 
 def show(n):
     return '-' if n is None else f'{n:,}'
@@ -122,8 +88,7 @@ assert not mismatches
 # ## Sizes at a glance
 
 # %%
-from matplotlib.figure import Figure
-fig = Figure(figsize=(8, 5.5), layout='constrained')
+fig = taotp.plot.figure((8, 5.5))
 ax = fig.subplots()
 y = np.arange(len(rows))[::-1]
 ax.barh(y + 0.2, [r['total'] for r in rows], height=0.4, label='all parameters')
