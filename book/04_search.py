@@ -106,9 +106,9 @@ taotp.plot.residual(t.resid_pre[0], labels=entering.labels(), tokens=prompt,
 # Head $h$'s query rotates our position $h$ steps back on the position circle
 # (`shift_matrix(-h, block_size)`, scaled by `harden` $=10^8$, the book's $N$, to harden
 # the softmax) and its key is the plain position, so it attends to position $i-h$. Heads
-# $h\ge1$ copy that token into slot `t{h}`. Head 0 attends to itself and subtracts `pad` and `pos`. The first positions
-# have no $h$-th predecessor; the nearest position the mask allows on the circle is
-# position 0, so they copy token 0 instead.
+# $h\ge1$ copy that token into slot `t{h}`. Head 0 attends to itself and subtracts `pad`
+# and `pos`. The first positions have no $h$-th predecessor; the nearest position the mask
+# allows on the circle is position 0, so they copy token 0 instead.
 
 # %%
 taotp.plot.attention(t.attn[0], tokens=prompt, title='layer 0', size=(2.6, 2.5))

@@ -75,12 +75,13 @@ def ascii_tokenizer():
 
 
 def make_tokenizer(message, tokenizer='message'):
-    """The tokenizer dict named by ``tokenizer`` ('message' or 'ascii'), checked against the message."""
+    """The tokenizer named by ``tokenizer`` ('message' or 'ascii'), checked against ``message``."""
     _check_message(message, 'make_tokenizer')
     if tokenizer == 'message':
         return message_tokenizer(message)
     if tokenizer != 'ascii':
-        raise ValueError(f"make_tokenizer: tokenizer must be 'message' or 'ascii'; got {tokenizer!r}")
+        raise ValueError(f"make_tokenizer: tokenizer must be 'message' or 'ascii'; "
+                         f"got {tokenizer!r}")
     bad = [ch for ch in message if ord(ch) > 255 or ch == '\0']
     if bad:
         raise ValueError(f"make_tokenizer: the ascii tokenizer needs characters chr(1)..chr(255) "
@@ -136,7 +137,7 @@ def simpleformer(tokens, pos_emb, out_emb):
 
 
 def decode_simpleformer(tokens, pos_emb, out_emb, eos, max_steps=None):
-    """Greedy decoding on the Simpleformer until ``eos`` (default ``max_steps``: every row of pos_emb)."""
+    """Greedy decoding on the Simpleformer until ``eos`` (default: as many steps as pos_emb rows)."""
     steps = len(pos_emb) - len(tokens) + 1 if max_steps is None else max_steps
     return decode(tokens, simpleformer_params(pos_emb, out_emb), max_steps=steps, eos=eos,
                   **SIMPLEFORMER)
