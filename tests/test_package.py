@@ -87,8 +87,11 @@ def _imports(dotted, path):
             else:
                 stem = node.module or ''
             if stem.startswith('taotp'):
-                found.add(stem)
-                found |= {f'{stem}.{a.name}' for a in node.names if _is_module(f'{stem}.{a.name}')}
+                submodules = {f'{stem}.{a.name}' for a in node.names
+                              if _is_module(f'{stem}.{a.name}')}
+                found |= submodules
+                if node.module or not submodules:    # `from .. import plot` imports taotp.plot
+                    found.add(stem)
     return found
 
 
