@@ -46,7 +46,7 @@ import taotp
 # %%
 ks = np.array([[1, 2, 3], [4, 5, 6]])
 vs = np.array([4, 7])
-print(taotp.lookup_reference([1, 2, 3, 4, 5, 6], ks, vs))
+print(taotp.lookup.lookup_reference([1, 2, 3, 4, 5, 6], ks, vs))
 
 # %% [markdown]
 # ```{admonition} Spoiler ahead
@@ -77,18 +77,19 @@ print(taotp.lookup_reference([1, 2, 3, 4, 5, 6], ks, vs))
 # Attention averages: $\mathrm{softmax}(qK^\top/\sqrt{d})V$ mixes every visible value. To read
 # one position cleanly we want the max instead of the average. Multiplying the queries by a
 # large $N$ multiplies every score gap by $N$, and softmax turns large gaps into weights of
-# (almost exactly) 0 and 1. The lookup program uses $N = 10^8$; below is the same program with
-# $N = 1$ (soft) and $N = 10^8$ (hard), reading a query made of a 6-token random prefix and a
-# 4-token key.
+# (almost exactly) 0 and 1. In the code this factor is the keyword `harden` (every chapter
+# spells it so); the lookup program uses $N = 10^8$, `taotp.blocks.HARDEN`. Below is the same
+# program with $N = 1$ (soft; its first two heads) and $N = 10^8$ (hard; all four heads),
+# reading a query made of a 6-token random prefix and a 4-token key.
 
 # %%
 rng = np.random.default_rng(3)
-demo_ks, demo_vs = taotp.random_lookup_table(30, 4, 20, rng)
+demo_ks, demo_vs = taotp.lookup.random_lookup_table(30, 4, 20, rng)
 demo = taotp.build_lookup_transformer(demo_ks, demo_vs, vocab_size=20, block_size=10,
                                       tok_dims=6, rng=rng)
-query = taotp.lookup_queries(demo_ks, 6, 20, rng)[0]
-print('query', query.tolist(), '-> want', taotp.lookup_reference(query, demo_ks, demo_vs))
-soft = taotp.trace(query, taotp.with_hardening(demo, 1.0))
+query = taotp.lookup.lookup_queries(demo_ks, 6, 20, rng)[0]
+print('query', query.tolist(), '-> want', taotp.lookup.lookup_reference(query, demo_ks, demo_vs))
+soft = taotp.trace(query, taotp.lookup.with_hardening(demo, 1.0))
 hard = taotp.trace(query, demo)
 print('answer with N = 1:  ', soft.logits[-1].argmax())
 print('answer with N = 1e8:', hard.logits[-1].argmax())
@@ -97,30 +98,20 @@ print('answer with N = 1e8:', hard.logits[-1].argmax())
 taotp.plot.attention(soft.attn[0][:2], query, title='N = 1', size=(2.9, 2.6))
 
 # %%
-taotp.plot.attention(hard.attn[0][:2], query, title='N = 1e8', size=(2.9, 2.6))
+taotp.plot.attention(hard.attn[0], query, title='N = 1e8', size=(2.1, 2.2))
 
 # %% [markdown]
 # Slide $N$ and watch the last query's weights sharpen, and the program start to work once the
-# winning score leads by enough (a kernel is needed for the slider; the player below it works in
-# the static book too).
+# winning score leads by enough. The slider needs a running kernel; the player below it shows
+# the same figure (drawn by the same function, `taotp.lookup.draw_hardening`) at every half
+# power of ten, and works in the static book too.
 
 # %% tags=["nbval-ignore-output"]
-import ipywidgets as widgets
-from matplotlib.figure import Figure
-from IPython.display import display
-
-
-def _show(log10_N):
-    display(taotp.draw_hardening(Figure(figsize=(6, 2.6), layout='constrained'), demo, demo_ks,
-                                 demo_vs, query, 10.0 ** log10_N))
-
-
-_ = widgets.interact(_show, log10_N=widgets.FloatSlider(value=0, min=0, max=4, step=0.25,
-                     description='log10 N'))
+explorer = taotp.lookup.hardening_explorer(demo, demo_ks, demo_vs, query)
+explorer.widget()
 
 # %% tags=["nbval-ignore-output"]
-taotp.plot.animate(lambda fig, N: taotp.draw_hardening(fig, demo, demo_ks, demo_vs, query, N),
-                   [10.0 ** e for e in np.arange(0, 4.01, 0.5)], size=(6, 2.6), interval=700)
+explorer.player('harden', values=[10.0 ** e for e in np.arange(0, 4.01, 0.5)], interval=700)
 
 # %% [markdown]
 # Where does the switch happen? The table below applies each $N$ to the whole table (every key
@@ -128,11 +119,10 @@ taotp.plot.animate(lambda fig, N: taotp.draw_hardening(fig, demo, demo_ks, demo_
 # $N \le 10$, works from $N = 100$ up to $10^{15}$.
 
 # %%
-full_queries = taotp.lookup_queries(demo_ks, 6, 20, np.random.default_rng(0))
+full_queries = taotp.lookup.lookup_queries(demo_ks, 6, 20, np.random.default_rng(0))
 for N in [1, 10, 30, 100, 1e4, 1e8, 1e15]:
-    right = (taotp.transformer_batch(full_queries, taotp.with_hardening(demo, N))[:, -1]
-             .argmax(-1) == demo_vs).mean()
-    print(f'N = {N:>8.0e}: {right:6.1%} of the 30 keys right')
+    answers = taotp.last_token_argmax(full_queries, taotp.lookup.with_hardening(demo, N))
+    print(f'N = {N:>8.0e}: {(answers == demo_vs).mean():6.1%} of the 30 keys right')
 
 # %% [markdown]
 # ### Step 2: reading a relative position
@@ -151,12 +141,10 @@ worst = max(np.abs(P[h:] @ taotp.shift_matrix(-h, B) - P[:B - h]).max() for h in
 print(f'largest error of pos(i) @ T(-h) vs pos(i - h), all h and i: {worst:.1e}')
 
 # %% [markdown]
-# Every head of the hard program reads its own diagonal: head $h$ at query position $i$ looks at
-# key position $i - h$ (the first $h$ rows fall back on whatever the wrapped angle prefers,
-# which never matters for the last position).
-
-# %%
-taotp.plot.attention(hard.attn[0], query, title='hardened', size=(2.4, 2.4))
+# Look back at the hard program of step 1 (all four heads are drawn there): every head reads its
+# own diagonal, head $h$ at query position $i$ looking at key position $i - h$. The first $h$
+# rows fall back on whatever the wrapped angle prefers, which never matters for the last
+# position.
 
 # %% [markdown]
 # ### Step 3: staying out of layer norm's way
@@ -168,13 +156,14 @@ taotp.plot.attention(hard.attn[0], query, title='hardened', size=(2.4, 2.4))
 # dims) and a `pos` block holding the circle point (zero in the token dims).
 
 # %%
-L = taotp.lookup_layout(tok_dims=6)
+L = taotp.lookup.lookup_layout(tok_dims=6)
 print(L)
 x = demo['tok_emb'][query] + demo['pos_emb'][:len(query)]
 print('layer_norm(x) == x:', np.allclose(taotp.layer_norm(x), x))
 
 # %%
-taotp.plot.residual(x, labels=L.labels(), tokens=query, title='input stream: tok | pos')
+taotp.plot.residual(x, labels=L.labels(), tokens=query, title='input stream: tok | pos',
+                    size=(6.0, 2.6))
 
 # %% [markdown]
 # ### Step 4: cleaning up
@@ -189,7 +178,8 @@ taotp.plot.residual(x, labels=L.labels(), tokens=query, title='input stream: tok
 # %%
 after = hard.final
 print('largest |entry| left in the pos block:', f'{np.abs(after[:, L["pos"]]).max():.0e}')
-taotp.plot.residual(after, labels=L.labels(), tokens=query, title='after the layer: hash | 0')
+taotp.plot.residual(after, labels=L.labels(), tokens=query, title='after the layer: hash | 0',
+                    size=(6.0, 2.6))
 
 # %% [markdown]
 # ### Step 5: untied embeddings and random hashes
@@ -205,11 +195,11 @@ taotp.plot.residual(after, labels=L.labels(), tokens=query, title='after the lay
 # and the book reports about 100 % at 100 dimensions:
 
 # %%
-ks_u, vs_u = taotp.random_lookup_table(1000, 5, 1000, np.random.default_rng(2))
+ks_u, vs_u = taotp.lookup.random_lookup_table(1000, 5, 1000, np.random.default_rng(2))
 print('n l^2 / |V| =', 1000 * 5 ** 2 // 1000)
 for tok_dims in (10, 30, 100):
     untied = taotp.build_untied_transformer(ks_u, vs_u, 1000, 10, 5, tok_dims, rng=3)
-    print(f'tok_dims {tok_dims:>3}: {taotp.lookup_precision(untied, ks_u, vs_u, 5, 4):.1%} '
+    print(f'tok_dims {tok_dims:>3}: {taotp.lookup.lookup_precision(untied, ks_u, vs_u, 5, 4):.1%} '
           f'of 1,000 keys right')
 
 # %% [markdown]
@@ -227,29 +217,31 @@ for tok_dims in (10, 30, 100):
 # %%
 rng = np.random.default_rng(0)
 E, M = rng.normal(size=(7, 4)), 0.5 * rng.normal(size=(3, 4, 4))
-small_ks, small_vs = taotp.random_lookup_table(12, 3, 7, rng)
-loss, (dM, dE) = taotp.loss_and_grad(E, M, small_ks, small_vs)
+small_ks, small_vs = taotp.lookup.random_lookup_table(12, 3, 7, rng)
+loss, (dM, dE) = taotp.lookup.loss_and_grad(E, M, small_ks, small_vs)
 numeric = np.zeros_like(E)
 for idx in np.ndindex(E.shape):
     step = np.zeros_like(E)
     step[idx] = 1e-6
-    numeric[idx] = (taotp.loss_and_grad(E + step, M, small_ks, small_vs)[0]
-                    - taotp.loss_and_grad(E - step, M, small_ks, small_vs)[0]) / 2e-6
+    numeric[idx] = (taotp.lookup.loss_and_grad(E + step, M, small_ks, small_vs)[0]
+                    - taotp.lookup.loss_and_grad(E - step, M, small_ks, small_vs)[0]) / 2e-6
 print('gradient of E matches finite differences to 1e-6:', np.abs(numeric - dE).max() < 1e-6)
 
 # %% [markdown]
 # The book does not say how many steps it ran; 5,000 (our default cap) reach 100 % on every
 # seeded table of the book's sizes we tried (all but the 1,000-entry, vocab-10 case, which no
 # number of steps fixes; see *Limits*), and the optimiser stops as soon as every key's value
-# wins by a margin of 0.01. Then the weights are wired as in steps 1-4: $d_{model} = t + 3$,
-# one layer, $l$ heads of width $d_{model}$, no MLP. A progress report is available through a
-# callback (`progress=taotp.terminal_progress` writes to the terminal, never into the notebook).
+# wins by a margin of 0.01 (`taotp.lookup.fit_hashes`). Then the weights are wired as in
+# steps 1-4 (`taotp.lookup.wire_lookup_transformer`): $d_{model} = t + 3$, one layer, $l$ heads
+# of width $d_{model}$, no MLP. `taotp.build_lookup_transformer` does both steps. A progress
+# report is available through a callback (`progress=taotp.lookup.terminal_progress` writes to
+# the terminal, never into the notebook).
 
 # %%
 rng = np.random.default_rng(7)
-ks, vs = taotp.random_lookup_table(100, 5, 100, rng)
-params, info = taotp.build_lookup_transformer(ks, vs, vocab_size=100, block_size=15,
-                                              tok_dims=10, rng=rng, return_info=True)
+ks, vs = taotp.lookup.random_lookup_table(100, 5, 100, rng)
+E, M, info = taotp.lookup.fit_hashes(ks, vs, vocab_size=100, tok_dims=10, rng=rng)
+params = taotp.lookup.wire_lookup_transformer(E, M, block_size=15)
 print('stopped early (before the 5,000-step cap):', info['iters'] < 5000)
 print('keys right after fitting:', f'{info["accuracy"]:.0%}')
 print('config:', taotp.config(params))
@@ -257,22 +249,28 @@ print('config:', taotp.config(params))
 # %% [markdown]
 # ## Does it work?
 #
-# For every table size of the book (10, 100 and 1,000 entries, keys of length 5, at
-# $d_{model}$ 8, 13 and 33) we draw seeded random tables, put every key behind a random 10-token
-# prefix (block size 15) and also behind a prefix cut from other keys, and decode one token
-# with the batched forward pass. The 1,000-entry table uses vocab 100 here; vocab 1,000 is in
-# `tests/test_lookup.py` (and vocab 10 cannot reach 100 % at 1,000 entries at all, see *Limits*).
+# For every table size of the book (10, 100 and 1,000 entries, keys of length 5, at the
+# book's $d_{model}$ 8, 13 and 33, read from the catalogue of programs, `taotp.programs`) we
+# draw seeded random tables, put every key behind a random 10-token prefix (block size 15) and
+# also behind a prefix cut from other keys, and decode one token with the batched forward pass.
+# The 1,000-entry table uses vocab 100 here; vocab 1,000 is in `tests/test_lookup.py` (and
+# vocab 10 cannot reach 100 % at 1,000 entries at all, see *Limits*).
 
 # %%
-cases = [(10, 10, 8), (10, 100, 8), (100, 10, 13), (100, 100, 13), (1000, 100, 33)]
-for n, vocab, d in cases:
+from taotp.programs import CATALOGUE
+rows = {10: 'lookup-10', 100: 'lookup-100', 1000: 'lookup-1000-untrained'}
+book = {n: CATALOGUE[key].build() for n, key in rows.items()}     # the book's sizes
+width = {n: taotp.config(params)['d_model'] for n, params in book.items()}
+cases = [(10, 10), (10, 100), (100, 10), (100, 100), (1000, 100)]
+for n, vocab in cases:
+    d = width[n]
     results = []
     for seed in range(2 if n < 1000 else 1):
         rng = np.random.default_rng([n, vocab, seed])
-        ks, vs = taotp.random_lookup_table(n, 5, vocab, rng)
+        ks, vs = taotp.lookup.random_lookup_table(n, 5, vocab, rng)
         params = taotp.build_lookup_transformer(ks, vs, vocab, 15, d - 3, rng=rng)
-        results += [taotp.lookup_precision(params, ks, vs, 10, rng),
-                    taotp.lookup_precision(params, ks, vs, 10, rng, mode='keys')]
+        results += [taotp.lookup.lookup_precision(params, ks, vs, 10, rng),
+                    taotp.lookup.lookup_precision(params, ks, vs, 10, rng, mode='keys')]
     print(f'{n:>5} entries, vocab {vocab:>4}, d_model {d}: worst precision {min(results):.0%}')
     assert min(results) == 1.0
 
@@ -283,21 +281,19 @@ for n, vocab, d in cases:
 # sizes between 10 and 1,000". The count does depend on the vocabulary: with $d = t + 3$, block
 # $B$ and key length $l$ it is $d(V + B + 1) + 4ld^2$ (embeddings, plus $Q, K, V, P$ of $l$
 # heads of width $d$). The three totals pin down $l = 5$ and $V + B = 15$, so they are the
-# counts of vocab 10, block 5 (no room for a prefix). We build exactly those models. The count
-# does not depend on the fit, so the 1,000-entry model skips the optimiser (its vocab-10 table
-# cannot be learned anyway, see *Limits*).
+# counts of vocab 10, block 5 (no room for a prefix). The catalogue's programs (built in the
+# previous cell) are exactly those models. The count does not depend on the fit, so the
+# 1,000-entry model skips the optimiser (its vocab-10 table cannot be learned anyway, see
+# *Limits*).
 
 # %%
-book = {10: (8, 1408, 283), 100: (13, 3588, 733), 1000: (33, 22308, 5033)}
 print(f'{"entries":>7} {"d_model":>7} {"total":>7} {"book":>7} {"non-0":>6} {"book":>6}')
-for n, (d, book_total, book_non0) in book.items():
-    ks, vs = taotp.random_lookup_table(n, 5, 10, np.random.default_rng(n))
-    params = taotp.build_lookup_transformer(ks, vs, 10, 5, d - 3,
-                                            optimization_iters=0 if n == 1000 else 5000)
+for n, params in book.items():
+    row, d = CATALOGUE[rows[n]], width[n]
     total = taotp.count_params(params)['n_params']
     non0 = taotp.count_non0_params(params)['n_params']
-    assert total == book_total == d * (10 + 5 + 1) + 4 * 5 * d * d
-    print(f'{n:>7,} {d:>7} {total:>7,} {book_total:>7,} {non0:>6,} {book_non0:>6,}')
+    assert total == row.source_total == d * (10 + 5 + 1) + 4 * 5 * d * d
+    print(f'{n:>7,} {d:>7} {total:>7,} {row.source_total:>7,} {non0:>6,} {row.source_non0:>6,}')
 
 # %% [markdown]
 # The totals agree exactly. Our non-zero counts are 3 higher than the book's (286 vs 283 and so
@@ -328,14 +324,14 @@ if FULL:
         [5, 6, 8, 10, 13, 16, 20, 25, 33], 10, 5000
 else:
     entries, vocabs, widths, runs, cap = [10, 100], [10, 100], [5, 6, 8, 10, 13], 1, 1000
-sweep = taotp.precision_sweep(entries, vocabs, widths, runs=runs, optimization_iters=cap)
+sweep = taotp.lookup.precision_sweep(entries, vocabs, widths, runs=runs, optimization_iters=cap)
 for a, n in enumerate(entries):
     for b, vocab in enumerate(vocabs):
         row = ' '.join(f'{100 * p:4.0f}' for p in np.nanmean(sweep[a, b], axis=1))
         print(f'{n:>5} entries, vocab {vocab:>4}: % right at d_model {widths}: {row}')
 
 # %%
-taotp.plot_precision_sweep(sweep, entries, vocabs, widths, size=(6.5, 2.8))
+taotp.lookup.draw_precision_sweep(taotp.plot.figure((6.0, 2.5)), sweep, entries, vocabs, widths)
 
 # %% [markdown]
 # One cell of the book's grid never reaches 100 %: 1,000 entries over a 10-token vocabulary
@@ -343,9 +339,9 @@ taotp.plot_precision_sweep(sweep, entries, vocabs, widths, size=(6.5, 2.8))
 # the reason). Here it is at $d_{model}$ 33 after 300 steps:
 
 # %%
-ks, vs = taotp.random_lookup_table(1000, 5, 10, np.random.default_rng(0))
+ks, vs = taotp.lookup.random_lookup_table(1000, 5, 10, np.random.default_rng(0))
 stuck = taotp.build_lookup_transformer(ks, vs, 10, 5, 30, optimization_iters=300)
-print(f'1,000 entries, vocab 10, d_model 33: {taotp.lookup_precision(stuck, ks, vs):.0%} right')
+print(f'1,000 entries, vocab 10, d_model 33: {taotp.lookup.lookup_precision(stuck, ks, vs):.0%} right')
 
 # %% [markdown]
 # ## Some silliness: *Romeo and Juliet*
@@ -357,7 +353,8 @@ print(f'1,000 entries, vocab 10, d_model 33: {taotp.lookup_precision(stuck, ks, 
 from taotp.corpus import romeo_and_juliet, words
 play = [w for w in words(romeo_and_juliet()) if w[0].isalpha()]
 print(f'{len(play):,} words, {len(set(play)):,} distinct')
-taotp.plot_word_histogram(play, top=40, title='the 40 most frequent words of Romeo and Juliet')
+taotp.lookup.draw_word_histogram(taotp.plot.figure((7.0, 2.6)), play, top=40,
+                                 title='the 40 most frequent words of Romeo and Juliet')
 
 # %% [markdown]
 # The book cuts the start of the play into 1,000 non-overlapping 6-grams (5 words of key, 1 of
@@ -371,11 +368,11 @@ taotp.plot_word_histogram(play, top=40, title='the 40 most frequent words of Rom
 
 # %%
 n_grams, width = (1000, 23) if FULL else (200, 13)
-ks, vs, vocab = taotp.ngram_table(play, n_grams, 5)
+ks, vs, vocab = taotp.lookup.ngram_table(play, n_grams, 5)
 poem = taotp.build_lookup_transformer(ks, vs, len(vocab), 5, width - 3, rng=0)
 print(f'{len(ks):,} grams, {len(vocab):,} distinct words, d_model {width}, '
       f'{taotp.count_params(poem)["n_params"]:,} parameters')
-print(f'grams recalled: {taotp.lookup_precision(poem, ks, vs):.0%}')
+print(f'grams recalled: {taotp.lookup.lookup_precision(poem, ks, vs):.0%}')
 
 # %% [markdown]
 # Now the silly part: treat the memorised table as a (very) soft n-gram model. Feed five words

@@ -48,8 +48,8 @@ from taotp.exercises import check, progress
 
 # %%
 rng = np.random.default_rng(31)
-ks, vs = taotp.random_lookup_table(100, 5, 50, rng)          # 100 keys of 5 tokens, vocab 50
-train_x = taotp.lookup_queries(ks, 10, 50, rng)               # one random prefix per key
+ks, vs = taotp.lookup.random_lookup_table(100, 5, 50, rng)          # 100 keys of 5 tokens, vocab 50
+train_x = taotp.lookup.lookup_queries(ks, 10, 50, rng)               # one random prefix per key
 print('a training input:', train_x[0].tolist(), '-> target', vs[0])
 
 trained_params = None   # your trained program here (vocab 50, block size >= 15)
@@ -58,7 +58,7 @@ if trained_params is None:
     print('no trained program yet')
 else:
     for mode in ('random', 'keys'):
-        right = taotp.lookup_precision(trained_params, ks, vs, 10, np.random.default_rng(1),
+        right = taotp.lookup.lookup_precision(trained_params, ks, vs, 10, np.random.default_rng(1),
                                        mode=mode)
         print(f'prefixes: {mode:>6}: {right:.1%} right')
 
@@ -124,7 +124,7 @@ check('3.6', build_better)
 # $x \leftarrow \mathrm{LN}(x + \mathrm{attn}(x))$, then $x \leftarrow \mathrm{LN}(x +
 # \mathrm{MLP}(x))$. Write `build(ks, vs, vocab_size, block_size)` whose program solves
 # Lookup Table on that architecture; the checker runs it with
-# `taotp.transformer_variant(tokens, params, post_ln=True)` and wants every key right, behind
+# `taotp.transformer(tokens, **params, post_ln=True)` and wants every key right, behind
 # random prefixes and behind prefixes made of other keys.
 
 # %%
@@ -137,7 +137,7 @@ check('3.7', build_postln)
 # ## Puzzle 3.8 · More text, longer keys (experiment; no checker)
 #
 # Redo the *Romeo and Juliet* generation of the chapter with many more n-grams and longer
-# keys (`taotp.ngram_table(words, n_entries, key_len)`). Does the output read better?
+# keys (`taotp.lookup.ngram_table(words, n_entries, key_len)`). Does the output read better?
 
 # %% [markdown]
 # ## Puzzle 3.9 · The 20 % ceiling (no checker)

@@ -51,13 +51,13 @@ from taotp.exercises import check, progress
 
 # %%
 rng = np.random.default_rng(31)
-ks, vs = taotp.random_lookup_table(100, 5, 50, rng)
+ks, vs = taotp.lookup.random_lookup_table(100, 5, 50, rng)
 built = taotp.build_lookup_transformer(ks, vs, 50, 15, tok_dims=10, rng=rng)
 for mode in ('random', 'keys'):
-    right = taotp.lookup_precision(built, ks, vs, 10, np.random.default_rng(1), mode=mode)
+    right = taotp.lookup.lookup_precision(built, ks, vs, 10, np.random.default_rng(1), mode=mode)
     print(f'prefixes: {mode:>6}: {right:.1%} right')
-queries = taotp.lookup_queries(ks, 10, 50, np.random.default_rng(2))
-leak = max(taotp.trace(q, built).attn[0][:, -1, :-5].max() for q in queries[:20])
+queries = taotp.lookup.lookup_queries(ks, 10, 50, np.random.default_rng(2))
+leak = taotp.trace(queries, built).attn[0][..., -1, :-5].max()    # every head, every query
 print('largest attention weight of the last position outside the last 5 tokens:', leak)
 
 
@@ -87,9 +87,7 @@ def build(ks, vs, vocab_size, block_size, prefix_len, width=32, seed=0):
         layer['V'][h, L['slot0'], :width] = np.eye(width)
         layer['P'][h, L[f'slot{h}'], :width] = np.eye(width)
     params['layers'].append(layer)
-    record = []
-    taotp.model.forward(np.asarray(ks), record=record, **params)
-    final = taotp.layer_norm(record[-1]['final'][:, -1])
+    final = taotp.layer_norm(taotp.trace(ks, params).final[:, -1])    # every key, one run
     final[:, L['pos']] = 0
     params['out_emb'] = np.zeros((vocab_size, d))
     np.add.at(params['out_emb'], vs, final)
@@ -190,18 +188,17 @@ assert result
 # %%
 def build_each_hash_normed(ks, vs, vocab, block, key_len, tok_dims, rng=None):
     params = taotp.build_untied_transformer(ks, vs, vocab, block, key_len, tok_dims, rng=rng)
-    record = []
-    taotp.model.forward(ks, record=record, **params)
+    hashes = taotp.trace(ks, params).final[:, -1]           # each key's hash, one run
     params['out_emb'] = np.zeros_like(params['tok_emb'])
-    np.add.at(params['out_emb'], vs, taotp.layer_norm(record[-1]['final'][:, -1]))
+    np.add.at(params['out_emb'], vs, taotp.layer_norm(hashes))
     return params
 
-ks, vs = taotp.random_lookup_table(1000, 5, 1000, np.random.default_rng(36))
+ks, vs = taotp.lookup.random_lookup_table(1000, 5, 1000, np.random.default_rng(36))
 for name, builder in (('book', taotp.build_untied_transformer),
                       ('normalise each hash', build_each_hash_normed),
                       ('normalise the rows', build_better)):
     params = builder(ks, vs, 1000, 10, 5, 30, rng=np.random.default_rng(0))
-    print(f'{name:>20}: {taotp.lookup_precision(params, ks, vs, 5, 0):.1%}')
+    print(f'{name:>20}: {taotp.lookup.lookup_precision(params, ks, vs, 5, 0):.1%}')
 
 
 # %% [markdown]
@@ -232,9 +229,9 @@ assert result
 # %%
 from taotp.corpus import romeo_and_juliet, words
 play = [w for w in words(romeo_and_juliet()) if w[0].isalpha()]
-ks, vs, vocab = taotp.ngram_table(play, 400, 7)
+ks, vs, vocab = taotp.lookup.ngram_table(play, 400, 7)
 poem = taotp.build_lookup_transformer(ks, vs, len(vocab), 7, 20, rng=0)
-print(f'{len(ks)} grams, {len(vocab)} words, recalled {taotp.lookup_precision(poem, ks, vs):.0%}')
+print(f'{len(ks)} grams, {len(vocab)} words, recalled {taotp.lookup.lookup_precision(poem, ks, vs):.0%}')
 ids = {w: i for i, w in enumerate(vocab)}
 for start in (0, 805, 2003):
     prompt = play[start:start + 7]
@@ -261,7 +258,7 @@ for start in (0, 805, 2003):
 # of the book's figure reaches 100 %.
 
 # %%
-ks, vs = taotp.random_lookup_table(1000, 5, 10, np.random.default_rng(0))
+ks, vs = taotp.lookup.random_lookup_table(1000, 5, 10, np.random.default_rng(0))
 params = taotp.build_lookup_transformer(ks, vs, 10, 5, 30, optimization_iters=300)
 t = 30
 E = params['tok_emb'][:, :t]
@@ -284,7 +281,7 @@ print(f'best additive scorer found directly (500 numbers): {np.mean((X @ W).argm
 print(f'always answering the most common value: {np.bincount(vs).max() / 1000:.1%}')
 for width in (13, 63):
     wide = taotp.build_lookup_transformer(ks, vs, 10, 5, width - 3, optimization_iters=300)
-    print(f'd_model {width}: {taotp.lookup_precision(wide, ks, vs):.1%}')
+    print(f'd_model {width}: {taotp.lookup.lookup_precision(wide, ks, vs):.1%}')
 
 # %% [markdown]
 # ## Puzzle 3.10 · A tighter width bound (no checker)
@@ -301,9 +298,9 @@ for width in (13, 63):
 
 # %%
 for l in (2, 5, 8):
-    ks, vs = taotp.random_lookup_table(1000, l, 1000, np.random.default_rng(l))
+    ks, vs = taotp.lookup.random_lookup_table(1000, l, 1000, np.random.default_rng(l))
     untied = taotp.build_untied_transformer(ks, vs, 1000, l + 2, l, 40, rng=1)
-    print(f'keys of {l}: {taotp.lookup_precision(untied, ks, vs, 2, 0):.1%} right at tok_dims 40 '
+    print(f'keys of {l}: {taotp.lookup.lookup_precision(untied, ks, vs, 2, 0):.1%} right at tok_dims 40 '
           f'(book\'s n l^2/|V| = {l * l})')
 
 # %% [markdown]
@@ -328,7 +325,7 @@ result = check('3.11', xor)
 assert result
 ks, vs = np.array(xor['ks']), np.array(xor['vs'])
 wide = taotp.build_lookup_transformer(ks, vs, 2, 2, 30, optimization_iters=2000)
-print(f'the tied builder at d_model 33 on XOR: {taotp.lookup_precision(wide, ks, vs):.0%} right')
+print(f'the tied builder at d_model 33 on XOR: {taotp.lookup.lookup_precision(wide, ks, vs):.0%} right')
 
 # %%
 progress(3)

@@ -9,8 +9,9 @@ import functools
 
 import numpy as np
 
-from ..decoding import transformer_batch, transformer_variant
+from ..decoding import last_token_argmax
 from ..lookup import build_untied_transformer, lookup_queries, random_lookup_table
+from ..model import position_tables
 from . import guard
 from .registry import Puzzle, checker
 from .result import Finding, Passed
@@ -26,20 +27,13 @@ def _tables(specs):
     return out
 
 
-def _answers(params, queries, run, what):
-    """The program's answer (argmax at the last position) for every query row."""
-    logits = guard.run_program(lambda: np.asarray(run(queries, params)), what=what)
-    if logits.shape[:2] != queries.shape or not np.all(np.isfinite(logits)):
-        raise Finding(f'{what} gave logits of shape {logits.shape} (or non-finite values) for '
-                      f'inputs of shape {queries.shape}')
-    return logits[:, -1].argmax(-1)
-
-
-def _precision(params, ks, vs, prefix, seed, run, what, mode='random'):
-    """Fraction right, plus the first wrong (query, expected, got)."""
+def _precision(params, ks, vs, prefix, seed, what, mode='random', post_ln=False):
+    """Fraction of the keys (behind prefixes) decoded right, plus the first wrong
+    (query, expected, got); the program runs on the engine's last-position argmax."""
     queries = lookup_queries(ks, prefix, len(params['tok_emb']), np.random.default_rng(seed),
                              mode)
-    got = _answers(params, queries, run, what)
+    got = guard.run_program(functools.partial(last_token_argmax, post_ln=post_ln), queries,
+                            params, what=what)
     wrong = np.flatnonzero(got != vs)
     first = None if not len(wrong) else (queries[wrong[0]].tolist(), int(vs[wrong[0]]),
                                          int(got[wrong[0]]))
@@ -52,8 +46,7 @@ def _built(build, args, name, vocab, block, what='your builder', seconds=120):
     if np.shape(params['tok_emb'])[0] != vocab:
         raise Finding(f'{what} on {name}: tok_emb has {np.shape(params["tok_emb"])[0]} rows, '
                       f'expected vocab_size = {vocab}')
-    rows = min(np.shape(t)[0] for t in (params['pos_emb'] if isinstance(params['pos_emb'], list)
-                                        else [params['pos_emb']]))
+    rows = min(np.shape(t)[0] for t in position_tables(params['pos_emb']))
     if rows < block:
         raise Finding(f'{what} on {name}: pos_emb has {rows} rows, expected block_size = {block}')
     return params
@@ -74,7 +67,7 @@ def check_3_2(build, threshold=0.99, seconds=120):
         if len(params['layers']) != 1:
             raise Finding(f'{name}: the construction uses one layer; your program has '
                           f'{len(params["layers"])}')
-        right, first = _precision(params, ks, vs, prefix, 7, transformer_batch, 'your program')
+        right, first = _precision(params, ks, vs, prefix, 7, 'your program')
         if right < threshold:
             q, want, got = first
             raise Finding(f'{name}, every key behind a random {prefix}-token prefix: only '
@@ -105,8 +98,7 @@ def _mean_precision(build, spec, what, seconds=120):
         if len(params['layers']) != 1:
             raise Finding(f'{what}: keep the one-layer construction; got '
                           f'{len(params["layers"])} layers')
-        scores.append(_precision(params, ks, vs, spec['prefix'], seed, transformer_batch,
-                                 what)[0])
+        scores.append(_precision(params, ks, vs, spec['prefix'], seed, what)[0])
     return float(np.mean(scores)), name
 
 
@@ -134,10 +126,6 @@ def check_3_6(build, gain=0.02, seconds=120):
 TABLES_3_7 = ((100, 5, 100, 10, 370), (30, 3, 12, 6, 371))
 
 
-def _post_ln(tokens, params):
-    return transformer_variant(tokens, params, post_ln=True)
-
-
 @checker('3.7')
 def check_3_7(build, seconds=120):
     """``build(ks, vs, vocab_size, block_size)`` -> params that are 100 % right under PostLN."""
@@ -146,15 +134,15 @@ def check_3_7(build, seconds=120):
         params = _built(build, (ks.copy(), vs.copy(), vocab, block), name, vocab, block,
                         seconds=seconds)
         for mode in ('random', 'keys'):
-            right, first = _precision(params, ks, vs, prefix, 8, _post_ln,
-                                      'your program (PostLN)', mode)
+            right, first = _precision(params, ks, vs, prefix, 8, 'your program (PostLN)',
+                                      mode, post_ln=True)
             if first is not None:
                 q, want, got = first
                 kind = 'random' if mode == 'random' else 'other keys as'
                 raise Finding(f'{name}, PostLN forward, {kind} {prefix}-token prefixes: '
                               f'{right:.1%} right; input {q}: expected {want}, got {got}', q)
             checked += len(ks)
-    return Passed(f'PostLN forward (taotp.transformer_variant(..., post_ln=True)): all {checked} '
+    return Passed(f'PostLN forward (taotp.transformer(..., post_ln=True)): all {checked} '
                   f'queries right on 2 seeded tables (100 entries / keys of 5 / vocab 100 and '
                   f'30 / 3 / 12), each key behind a random prefix and behind a prefix of other '
                   f'keys')
