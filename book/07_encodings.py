@@ -52,8 +52,9 @@ print('position 1, first 6 dims:', E_og[1, :6].round(4))
 print(f'a learned pos_emb of this size costs {E_og.size:,} parameters; this one costs 0')
 
 # %%
-taotp.encoding_heatmaps([E_og], ['sinusoidal (OG) encoding, 64 positions x 128 dims'],
-                        size=(6.5, 3.2))
+fig = taotp.plot.figure((5.5, 2.6))
+taotp.encodings.draw_heatmaps(fig, [E_og], ['sinusoidal (OG) encoding, 64 positions x 128 dims'])
+fig
 
 # %% [markdown]
 # Low dimensions (left) turn fast with the position; high dimensions (right) hardly move at all.
@@ -75,15 +76,17 @@ taotp.encoding_heatmaps([E_og], ['sinusoidal (OG) encoding, 64 positions x 128 d
 # is a dial that turns by its own angle per step. Writing every complex number as two reals gives a
 # real encoding in $2n$ dimensions. The usual order puts the real part first,
 # $(\cos a\theta_1, \sin a\theta_1, \dots)$ (`rotation_encoding`); the *reversed* order puts the
-# imaginary part first, $(\sin a\theta_1, \cos a\theta_1, \dots)$ (`reversed_rotation_encoding`).
+# imaginary part first, $(\sin a\theta_1, \cos a\theta_1, \dots)$
+# (`reversed_rotation_encoding`). These functions, and everything else of this chapter, live in
+# `taotp.encodings`.
 #
 # The sinusoidal encoding is exactly the reversed one, with angles $\theta_k = 10000^{-2k/d}$
 # (Theorem 7.3). The preprint states it for $2d$ real dimensions and $d$ angles; `og_angles(d)`
 # takes the number of real dimensions, so it returns $d/2$ angles. Same object, different $d$.
 
 # %%
-thetas = taotp.og_angles(128)
-R = taotp.reversed_rotation_encoding(64, thetas)
+thetas = taotp.encodings.og_angles(128)
+R = taotp.encodings.reversed_rotation_encoding(64, thetas)
 print(f'{len(thetas)} angles, from {thetas[0]:.3f} down to {thetas[-1]:.2e} radians per step')
 print(f'max |reversed rotation encoding - sinusoidal| = {np.abs(R - E_og).max():.1e}')
 assert np.abs(R - E_og).max() < 1e-12
@@ -102,18 +105,20 @@ assert np.abs(R - E_og).max() < 1e-12
 # diagonal complex matrix (Theorem 7.2). In the real view each dial's pair of coordinates turns by
 # the angle $\delta\theta_k$, so the shift matrix is block diagonal with $2\times 2$ rotations.
 # `shift_by_delta(delta, thetas, reversed=...)` builds it for any integer $\delta$ (the preprint
-# prints only the caption of its version, Figure 7.4), and `og_shift_matrix(delta, d)` is the
-# sinusoidal case. As everywhere in this book, vectors are rows: `E[a] @ T == E[a + delta]`.
+# prints only the caption of its version, Figure 7.4); with the sinusoidal angles and the
+# reversed layout it shifts the sinusoidal encoding. As everywhere in this book, vectors are
+# rows: `E[a] @ T == E[a + delta]`.
 
 # %%
-T = taotp.og_shift_matrix(5, 128)
+T = taotp.encodings.shift_by_delta(5, thetas, reversed=True)
 print('top-left 4 x 4 corner of the shift-by-5 matrix:')
 print(T[:4, :4].round(4))
 E = taotp.og_embedding(300, 128)
 worst = 0.0
 for delta in range(-295, 300, 5):
     rows = np.arange(max(0, -delta), min(300, 300 - delta))
-    worst = max(worst, np.abs(E[rows] @ taotp.og_shift_matrix(delta, 128) - E[rows + delta]).max())
+    T = taotp.encodings.shift_by_delta(delta, thetas, reversed=True)
+    worst = max(worst, np.abs(E[rows] @ T - E[rows + delta]).max())
 print(f'shifts -295, -290, ..., 295 on 300 positions: max error {worst:.1e}')
 
 # %% [markdown]
@@ -143,22 +148,8 @@ print(f'layer norm moves the rows by up to {np.abs(after - E_og).max():.2f}')
 # radian.
 
 # %%
-from matplotlib.figure import Figure
-angles = taotp.og_angles(1024)
-fig = Figure(figsize=(8.0, 3.2), layout='constrained')
-left, right = fig.subplots(1, 2)
-left.plot(angles, lw=1.5)
-left.set_xlabel('angle index k')
-left.set_ylabel('angle (radians per position)')
-left.set_title('sinusoidal angles, d = 1024 (512 angles)', fontsize=9)
-circle = np.linspace(0, 2 * np.pi, 200)
-right.plot(np.cos(circle), np.sin(circle), color='0.85', lw=1)
-right.scatter(np.cos(angles[:10]), np.sin(angles[:10]), s=20, zorder=3)
-for k, offset in ((0, (8, -10)), (9, (-30, 8))):
-    right.annotate(f'k={k}', (np.cos(angles[k]), np.sin(angles[k])), fontsize=8,
-                   xytext=offset, textcoords='offset points')
-right.set_aspect('equal')
-right.set_title(f'exp(i theta_k), k < 10: all within {angles[0] - angles[9]:.2f} rad', fontsize=9)
+fig = taotp.plot.figure((7.0, 2.8))
+taotp.encodings.draw_angles(fig, d=1024, shown=10)
 fig
 
 # %% [markdown]
@@ -169,9 +160,10 @@ fig
 
 # %%
 rng = np.random.default_rng(7)
-E_rand = taotp.random_rotation_embedding(64, 128, rng)
-taotp.encoding_heatmaps([E_og, E_rand], ['sinusoidal (OG)', 'random rotation (seed 7)'],
-                        size=(8.5, 3.2))
+E_rand = taotp.encodings.random_rotation_embedding(64, 128, rng)
+fig = taotp.plot.figure((7.5, 2.8))
+taotp.encodings.draw_heatmaps(fig, [E_og, E_rand], ['sinusoidal (OG)', 'random rotation (seed 7)'])
+fig
 
 # %% [markdown]
 # ### Step 3: distinguishability
@@ -188,8 +180,8 @@ for q, d, book in ((64, 128, 'about 0.77'), (256, 256, '0.94')):
     value = taotp.distinguishability(taotp.og_embedding(q, d))
     print(f'sinusoidal, {q} positions, {d} dims: D = {value:.3f}   (book: {book})')
 for q, d in ((64, 128), (256, 256)):
-    values = [taotp.distinguishability(taotp.random_rotation_embedding(q, d, np.random.default_rng(s)))
-              for s in range(10)]
+    values = [taotp.distinguishability(
+        taotp.encodings.random_rotation_embedding(q, d, np.random.default_rng(s))) for s in range(10)]
     print(f'random rotation, {q} positions, {d} dims: 1 - D is at most {1 - min(values):.0e} '
           f'over 10 seeds')
 
@@ -199,32 +191,15 @@ for q, d in ((64, 128), (256, 256)):
 # the random curve over 20 seeds per dimension (median and the 10-90 % band).
 
 # %%
-q = 256
-dims_og = np.arange(2, 257, 2)
-d_og = np.array([taotp.distinguishability(taotp.og_embedding(q, d)) for d in dims_og])
-dims_rand = np.arange(2, 49, 2)
-d_rand = np.array([[taotp.distinguishability(
-    taotp.random_rotation_embedding(q, d, np.random.default_rng(seed))) for seed in range(20)]
-    for d in dims_rand])
-bound = np.array([taotp.distinguishability_bound(q, d / 2) for d in dims_og])
-
-fig = Figure(figsize=(7.0, 3.4), layout='constrained')
-ax = fig.subplots()
-ax.plot(dims_og, d_og, label='sinusoidal (OG)')
-low, mid, high = np.percentile(d_rand, [10, 50, 90], axis=1)
-ax.plot(dims_rand, mid, label='random rotation, median of 20 seeds')
-ax.fill_between(dims_rand, low, high, alpha=0.3, label='random rotation, 10-90 %')
-ax.plot(dims_og, bound, ':', color='0.3', label='upper bound for any encoding (see below)')
-ax.axhline(0.99, color='0.6', lw=0.8)
-ax.axvline(10, color='0.6', lw=0.8, ls='--')
-ax.set_xscale('log', base=2)
-ax.set_xlabel('dimensions d (log scale)')
-ax.set_ylabel('distinguishability D')
-ax.set_title('256 positions', fontsize=10)
-ax.legend(fontsize=7, loc='lower right')
+curves = taotp.encodings.distinguishability_curves(256, dims_og=np.arange(2, 257, 2),
+                                                   dims_random=np.arange(2, 49, 2), seeds=20)
+fig = taotp.plot.figure((6.5, 3.0))
+taotp.encodings.draw_distinguishability(fig, curves, claim_dims=10)
 fig
 
 # %%
+dims_og, dims_rand, d_og, d_rand, bound = (curves[k] for k in ('dims_og', 'dims_random', 'og',
+                                                               'random', 'bound'))
 print(' dims   random median   random 10-90 %     sinusoidal   bound')
 for d in (10, 16, 20, 24, 28, 32, 40, 48):
     r = d_rand[dims_rand == d][0]
@@ -283,8 +258,8 @@ print(f'nearest look-alike: {1 + np.argmin(gaps)} steps away, score gap N x {gap
 # %%
 eps = 1e-3
 print(f'sinusoidal, 64 positions x 128 dims: {taotp.padding_dimension(E_og, eps)}   (book: 16)')
-rand_pad = [taotp.padding_dimension(taotp.random_rotation_embedding(64, 128, np.random.default_rng(s)), eps)
-            for s in range(20)]
+rand_pad = [taotp.padding_dimension(
+    taotp.encodings.random_rotation_embedding(64, 128, np.random.default_rng(s)), eps) for s in range(20)]
 print(f'random rotation, 64 x 128, 20 seeds: {sorted(set(rand_pad))}   (book: 0)')
 print(f'sinusoidal, 256 positions x 128 dims: {taotp.padding_dimension(taotp.og_embedding(256, 128), eps)}')
 spread = E_og.max(axis=0) - E_og.min(axis=0)
@@ -309,10 +284,10 @@ print('the padded columns:', np.flatnonzero(spread <= 2 * eps).tolist())
 # %%
 rng = np.random.default_rng(3)
 panels = {
-    'random normal': taotp.random_normal_encoding(64, 15, rng),
-    'random sign': taotp.random_sign_encoding(64, 15, rng),
+    'random normal': taotp.encodings.random_normal_encoding(64, 15, rng),
+    'random sign': taotp.encodings.random_sign_encoding(64, 15, rng),
     'Hamming(15, 4)': taotp.hamming_embedding(4)[:64],
-    'almost balanced Hamming': taotp.balanced_hamming_embedding(4)[:64],
+    'almost balanced Hamming': taotp.encodings.balanced_hamming_embedding(4)[:64],
 }
 print(f'{"encoding (64 x 15)":<25} {"mean":>7} {"min distance":>13} {"D":>7}')
 for name, enc in panels.items():
@@ -321,7 +296,9 @@ for name, enc in panels.items():
     np.fill_diagonal(sq_dist, np.inf)
     closest = (sq_dist.min() / 4) if name != 'random normal' else np.sqrt(sq_dist.min())
     print(f'{name:<25} {enc.mean():7.3f} {closest:13.2f} {taotp.distinguishability(enc):7.3f}')
-taotp.encoding_heatmaps(list(panels.values()), list(panels), size=(11.0, 3.0), ylabel='item')
+fig = taotp.plot.figure((10.0, 2.6))
+taotp.encodings.draw_heatmaps(fig, list(panels.values()), list(panels), ylabel='item')
+fig
 
 # %% [markdown]
 # For the sign and Hamming rows, "min distance" counts differing coordinates; for the normal rows
@@ -332,47 +309,24 @@ taotp.encoding_heatmaps(list(panels.values()), list(panels), size=(11.0, 3.0), y
 # %% [markdown]
 # ## Explore
 #
-# Pick an encoding, the number of positions and the number of dimensions; the title reports its
-# distinguishability and standard padding dimension ($\varepsilon = 10^{-3}$).
+# Pick an encoding, the number of positions and the number of dimensions: it is drawn beside the
+# sinusoidal encoding of the same size, each titled with its distinguishability and standard
+# padding dimension ($\varepsilon = 10^{-3}$).
 
 # %% tags=["nbval-ignore-output"]
-import ipywidgets as widgets
-
-builders = {
-    'sinusoidal (OG)': lambda q, d: taotp.og_embedding(q, d),
-    'random rotation': lambda q, d: taotp.random_rotation_embedding(q, d, np.random.default_rng(0)),
-    'uniform angles': lambda q, d: taotp.uniform_rotation_embedding(q, d),
-    'random sign': lambda q, d: taotp.random_sign_encoding(q, d, np.random.default_rng(0)),
-}
-widgets.interact(
-    lambda encoding, positions, dims: taotp.encoding_heatmaps(
-        [builders[encoding](positions, dims)],
-        [f'{encoding}: D = {taotp.distinguishability(builders[encoding](positions, dims)):.3f}, '
-         f'padding = {taotp.padding_dimension(builders[encoding](positions, dims))}'],
-        size=(6.5, 3.2)),
-    encoding=widgets.Dropdown(options=list(builders)),
-    positions=widgets.IntSlider(value=64, min=8, max=256, step=8),
-    dims=widgets.IntSlider(value=128, min=4, max=256, step=4));
+explorer = taotp.widgets.Explorer(
+    taotp.encodings.draw_explorer, size=(6.5, 2.6),
+    encoding=taotp.widgets.choice(list(taotp.encodings.EXPLORER_ENCODINGS), 'random rotation'),
+    positions=taotp.widgets.slider(8, 256, 8, value=64),
+    dims=taotp.widgets.slider(4, 256, 4, value=32))
+explorer.widget()
 
 # %% [markdown]
-# Without a kernel (the static book), the same view as a player: the sinusoidal and random
+# Without a kernel (the static book), the same figure as a player: the sinusoidal and random
 # rotation encodings of 64 positions as the dimension grows.
 
 # %% tags=["nbval-ignore-output"]
-frames = [8, 16, 32, 64, 96, 128]
-
-
-def draw(fig, d):
-    pair = [taotp.og_embedding(64, d), taotp.random_rotation_embedding(64, d, np.random.default_rng(0))]
-    for ax, enc, name in zip(fig.subplots(1, 2), pair, ('sinusoidal', 'random rotation')):
-        ax.imshow(enc, cmap='RdBu_r', vmin=-1, vmax=1, aspect='auto', interpolation='nearest')
-        ax.set_title(f'{name}, d = {d}: D = {taotp.distinguishability(enc):.2f}, '
-                     f'padding {taotp.padding_dimension(enc)}', fontsize=8)
-        ax.set_xlabel('dimension', fontsize=8)
-    fig.axes[0].set_ylabel('position', fontsize=8)
-
-
-taotp.plot.animate(draw, frames, size=(7.0, 3.0))
+explorer.player('dims', values=[8, 16, 32, 128])
 
 # %% [markdown]
 # ## Does it work?
@@ -384,17 +338,17 @@ taotp.plot.animate(draw, frames, size=(7.0, 3.0))
 # %%
 rng = np.random.default_rng(11)
 for q, d in ((64, 128), (256, 256), (1000, 1024), (17, 4), (300, 2)):
-    assert np.abs(taotp.reversed_rotation_encoding(q, taotp.og_angles(d))
+    assert np.abs(taotp.encodings.reversed_rotation_encoding(q, taotp.encodings.og_angles(d))
                   - taotp.og_embedding(q, d)).max() < 1e-12
 checked = 0
 for reverse in (False, True):
-    build = taotp.reversed_rotation_encoding if reverse else taotp.rotation_encoding
+    build = taotp.encodings.reversed_rotation_encoding if reverse else taotp.rotation_encoding
     for n in (1, 5, 64):
         th = rng.uniform(0, 2 * np.pi, n)
         enc = build(200, th)
         for delta in rng.integers(-199, 200, size=20):
             rows = np.arange(max(0, -delta), min(200, 200 - delta))
-            assert np.abs(enc[rows] @ taotp.shift_by_delta(int(delta), th, reversed=reverse)
+            assert np.abs(enc[rows] @ taotp.encodings.shift_by_delta(int(delta), th, reversed=reverse)
                           - enc[rows + delta]).max() < 1e-12
             checked += 1
 numbers = {
@@ -435,8 +389,8 @@ print(f'd = 2: after layer norm the 64 positions become {len(collapsed)} distinc
 FULL = False
 seeds = 200 if FULL else 30
 for d in (26, 28, 30):
-    values = [taotp.distinguishability(taotp.random_rotation_embedding(256, d, np.random.default_rng(s)))
-              for s in range(seeds)]
+    values = [taotp.distinguishability(
+        taotp.encodings.random_rotation_embedding(256, d, np.random.default_rng(s))) for s in range(seeds)]
     print(f'd = {d}: median {np.median(values):.4f}, share of seeds above 0.99: '
           f'{np.mean(np.array(values) > 0.99):.2f} ({seeds} seeds)')
 
@@ -445,7 +399,7 @@ for d in (26, 28, 30):
 #
 # - The sinusoidal encoding is the reversed real view of the rotation encoding with angles
 #   $10000^{-2k/d}$: equal to within $10^{-14}$ here, and every shift is an exact block-diagonal
-#   rotation (`shift_by_delta`, `og_shift_matrix`).
+#   rotation (`taotp.encodings.shift_by_delta`).
 # - It costs no parameters, but it is not fixed by layer norm, so a PreLN model cannot use its
 #   shiftability directly.
 # - Distinguishability (worst self-attention weight without hardening), 256 positions: sinusoidal

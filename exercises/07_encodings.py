@@ -60,8 +60,8 @@ from taotp.exercises import check
 #
 # Write `shift_matrix(delta, d)` returning a real (d, d) matrix `T` such that
 # `taotp.og_embedding(q, d)[j] @ T` equals row `j + delta` for every `j` with
-# `0 <= j + delta < q`. It must work for negative `delta` too. Build it yourself from the formula
-# (using `taotp.og_shift_matrix` would be cheating).
+# `0 <= j + delta < q`. It must work for negative `delta` too. Build it yourself from the
+# formula of the encoding.
 
 # %%
 def shift_matrix(delta, d):
@@ -107,9 +107,9 @@ check('7.3', shift_matrix)
 # factor), then takes the softmax over `j <= i`. Write `window_matrix(k, q, thetas)` returning
 # `W` so that every query `i >= k - 1` puts weight within `1e-3` of `1/k` on each of the keys
 # `i-k+1, ..., i`, and less than `1e-3` on every earlier key. Adding up the matrices
-# `taotp.shift_by_delta(-s, thetas)` for `s < k` does not do it: why?
+# `taotp.encodings.shift_by_delta(-s, thetas)` for `s < k` does not do it: why?
 #
-# `taotp.exercises.ch07.window_attention(W, q, thetas)` returns the weights, for plotting.
+# `taotp.encodings.window_attention(W, q, thetas)` returns the weights, for plotting.
 
 # %%
 def window_matrix(k, q, thetas):
@@ -122,7 +122,7 @@ check('7.7', window_matrix)
 # %% [markdown]
 # ## Puzzle 7.8 · Evenly spaced angles
 #
-# `taotp.uniform_rotation_embedding(q, d)` uses the $d/2$ angles $2\pi k/(d/2)$. What is its
+# `taotp.encodings.uniform_rotation_embedding(q, d)` uses the $d/2$ angles $2\pi k/(d/2)$. What is its
 # distinguishability for $q = 256$ positions and $d = 256$ dimensions? Answer with a number, or
 # better, with a function `(q, d) -> value` that works for any size (to 1e-3).
 
@@ -140,8 +140,9 @@ check('7.8', answer_7_8)
 
 # %%
 from taotp.exercises.ch07 import puzzle_7_9_panels
-panels, _ = puzzle_7_9_panels()
-taotp.encoding_heatmaps(panels, ['A', 'B', 'C', 'D'], cols=4, size=(12.0, 3.0))
+fig = taotp.plot.figure((8.5, 2.4))
+taotp.encodings.draw_heatmaps(fig, puzzle_7_9_panels(), ['A', 'B', 'C', 'D'])
+fig
 
 # %%
 answer_7_9 = None  # e.g. ['og', 'random', 'sorted', 'uniform'] for panels A, B, C, D
@@ -171,14 +172,13 @@ check('7.10', padding_dim)
 #
 # Train a PostLN transformer on data you like, once with the sinusoidal encoding and once with a
 # random rotation encoding. Which learns better, and why? A small harness to start from:
-# `taotp.exercises.ch07.train_offset_head(encoding, delta, steps, lr)` trains one positional
+# `taotp.encodings.train_offset_head(encoding, delta, steps, lr)` trains one positional
 # attention score (on the raw encoding, as in PostLN) to look `delta` positions back, and returns
 # the matrix, the loss curve and the final weight on the right key.
 #
 # (no checker)
 
 # %%
-from taotp.exercises.ch07 import train_offset_head
 E = taotp.og_embedding(64, 32)
-W, losses, weight = train_offset_head(E, delta=3, steps=50)
+W, losses, weight = taotp.encodings.train_offset_head(E, delta=3, steps=50)
 print(f'sinusoidal, 50 steps: loss {losses[0]:.2f} -> {losses[-1]:.2f}, weight on the right key {weight:.3f}')

@@ -32,7 +32,6 @@ if 'google.colab' in sys.modules:
 import numpy as np
 import taotp
 from taotp.exercises import check
-from matplotlib.figure import Figure
 
 # %% [markdown]
 # ## Puzzle 7.1 · Why these angles? (open-ended)
@@ -51,7 +50,7 @@ from matplotlib.figure import Figure
 
 # %%
 E = taotp.og_embedding(512, 128)
-theta = taotp.og_angles(128)
+theta = taotp.encodings.og_angles(128)
 print(f'wavelengths from {2 * np.pi / theta[0]:.2f} to {2 * np.pi / theta[-1]:,.0f} positions')
 F = E @ E.T
 print('E_i . E_j for i - j = 0, 1, 2, 5, 10, 50, 200:',
@@ -115,7 +114,8 @@ assert result
 
 # %%
 for q, d in ((64, 128), (300, 6), (1000, 512)):
-    gap = np.abs(taotp.reversed_rotation_encoding(q, taotp.og_angles(d)) - taotp.og_embedding(q, d)).max()
+    gap = np.abs(taotp.encodings.reversed_rotation_encoding(q, taotp.encodings.og_angles(d))
+                 - taotp.og_embedding(q, d)).max()
     print(f'q = {q}, d = {d}: max difference {gap:.1e}')
 
 # %% [markdown]
@@ -162,7 +162,8 @@ q, vocab, d_pos = 64, 5, 16
 tokens = rng.integers(0, vocab, q)
 x = np.concatenate([3.0 * np.eye(vocab)[tokens], taotp.og_embedding(q, d_pos)], axis=1)
 look_back = np.zeros((vocab + d_pos,) * 2)
-look_back[vocab:, vocab:] = taotp.og_shift_matrix(-1, d_pos)
+look_back[vocab:, vocab:] = taotp.encodings.shift_by_delta(-1, taotp.encodings.og_angles(d_pos),
+                                                          reversed=True)
 for name, normed in (('raw (PostLN sees this)', x), ('RMSNorm', taotp.rms_norm(x)),
                      ('layer norm', taotp.layer_norm(x))):
     S = normed @ look_back @ normed.T
@@ -203,16 +204,14 @@ result = check('7.7', window_matrix)
 assert result
 
 # %%
-from taotp.exercises.ch07 import window_attention
-thetas = taotp.random_angles(24, np.random.default_rng(0))
-summed = 40 * sum(taotp.shift_by_delta(-s, thetas) for s in range(4))
-fig = Figure(figsize=(8.0, 3.4), layout='constrained')
+thetas = taotp.encodings.random_angles(24, np.random.default_rng(0))
+summed = 40 * sum(taotp.encodings.shift_by_delta(-s, thetas) for s in range(4))
+fig = taotp.plot.figure((6.5, 2.8))
 for ax, W, title in zip(fig.subplots(1, 2), (window_matrix(4, 24, thetas), summed),
                         ('least-squares W, k = 4', 'sum of 4 shift matrices')):
-    ax.imshow(window_attention(W, 24, thetas), cmap='viridis', vmin=0, vmax=1)
-    ax.set_title(title, fontsize=9)
-    ax.set_xlabel('key position')
-fig.axes[0].set_ylabel('query position')
+    taotp.plot.heatmap(ax, taotp.encodings.window_attention(W, 24, thetas), title=title,
+                       xlabel='key position', ylabel='query position', symmetric=False,
+                       colorbar=ax is fig.axes[-1])
 fig
 
 
@@ -252,11 +251,23 @@ assert result
 #   table, symmetric about the middle column pair, and would repeat after 64 rows.
 # - **D, random**: no order among the columns at all.
 
+# %% [markdown]
+# Row 1 of a rotation encoding holds each dial's turn per step, so the angles behind every
+# panel can be read off the table itself: the turn of column pair $m$ is the angle of
+# $z_1 / z_0$, where $z_a$ is the pair read as a complex number (its sign says in which
+# direction the dial turns; we plot its size).
+
 # %%
 from taotp.exercises.ch07 import puzzle_7_9_panels
-panels, _ = puzzle_7_9_panels()
-taotp.encoding_heatmaps(panels, ['A: sorted random', 'B: sinusoidal', 'C: evenly spaced',
-                                 'D: random'], cols=4, size=(12.0, 3.0))
+titles = ['A: sorted random', 'B: sinusoidal', 'C: evenly spaced', 'D: random']
+fig = taotp.plot.figure((8.0, 2.2))
+for ax, table, title in zip(fig.subplots(1, 4, sharey=True), puzzle_7_9_panels(), titles):
+    z = table[:, 0::2] + 1j * table[:, 1::2]
+    ax.plot(np.abs(np.angle(z[1] / z[0])), '.', ms=3)
+    ax.set_title(title, fontsize=9)
+    ax.set_xlabel('column pair m')
+fig.axes[0].set_ylabel('turn per step (rad)')
+fig
 
 # %%
 result = check('7.9', ['sorted', 'og', 'uniform', 'random'])
@@ -311,19 +322,19 @@ print(f'sinusoidal 64 x 128, eps = 1e-3: standard {taotp.padding_dimension(E64)}
 # descent on the raw encoding, learns to look `delta` positions back over 64 positions.
 
 # %%
-from taotp.exercises.ch07 import train_offset_head
 print(f'{"dims":>4} {"delta":>5}   {"sinusoidal":>10}   {"random rotation":>15}   (weight on the right key after 300 steps)')
 curves = {}
 for d in (16, 32, 64):
     for delta in (1, 5):
-        og = train_offset_head(taotp.og_embedding(64, d), delta, steps=300)
-        rand = train_offset_head(taotp.random_rotation_embedding(64, d, np.random.default_rng(d)),
-                                 delta, steps=300)
+        og = taotp.encodings.train_offset_head(taotp.og_embedding(64, d), delta, steps=300)
+        rand = taotp.encodings.train_offset_head(
+            taotp.encodings.random_rotation_embedding(64, d, np.random.default_rng(d)), delta,
+            steps=300)
         curves[(d, delta)] = (og[1], rand[1])
         print(f'{d:4d} {delta:5d}   {og[2]:10.3f}   {rand[2]:15.3f}')
 
 # %%
-fig = Figure(figsize=(6.0, 3.2), layout='constrained')
+fig = taotp.plot.figure((5.5, 2.8))
 ax = fig.subplots()
 for (d, delta), (og_loss, rand_loss) in curves.items():
     if delta == 1:

@@ -7,11 +7,12 @@ import pytest
 import taotp
 from taotp.encodings import (all_bit_strings, balanced_hamming_embedding,
                              complex_rotation_encoding, distinguishability,
-                             distinguishability_bound, encoding_heatmaps, hamming_embedding,
-                             og_angles, og_embedding, og_shift_matrix, padding_dimension,
-                             random_angles, random_normal_encoding, random_rotation_embedding,
-                             random_sign_encoding, reversed_rotation_encoding,
-                             rotation_encoding, shift_by_delta, uniform_rotation_embedding)
+                             distinguishability_bound, distinguishability_curves,
+                             hamming_embedding, og_angles, og_embedding, padding_dimension,
+                             positional_attention, random_angles, random_normal_encoding,
+                             random_rotation_embedding, random_sign_encoding,
+                             reversed_rotation_encoding, rotation_encoding, shift_by_delta,
+                             train_offset_head, uniform_rotation_embedding, window_attention)
 
 
 # ---------------------------------------------------------------- plain-Python references
@@ -35,11 +36,11 @@ def distinguishability_reference(E):
 
 # ---------------------------------------------------------------- definitions
 
-def test_api_names_at_top_level():
-    for name in ('og_embedding', 'og_angles', 'rotation_encoding', 'reversed_rotation_encoding',
-                 'shift_by_delta', 'distinguishability', 'padding_dimension',
-                 'random_rotation_embedding', 'uniform_rotation_embedding', 'hamming_embedding'):
-        assert callable(getattr(taotp, name))
+def test_api_names():
+    for name in ('og_embedding', 'rotation_encoding', 'distinguishability', 'padding_dimension',
+                 'hamming_embedding'):
+        assert getattr(taotp, name) is getattr(taotp.encodings, name)
+    assert not hasattr(taotp.encodings, 'og_shift_matrix')   # the answer to puzzle 7.3
 
 
 @pytest.mark.parametrize('q,d', [(1, 2), (7, 4), (64, 128), (33, 18), (300, 10)])
@@ -85,11 +86,11 @@ def test_theorem_7_1_squared_norm_is_half_the_dims(d, rng):
 # ---------------------------------------------------------------- shift matrices
 
 @pytest.mark.parametrize('d', [2, 4, 6, 16, 64, 128, 256])
-def test_og_shift_matrices_exact_for_many_deltas(d):
+def test_sinusoidal_shifts_exact_for_many_deltas(d):
     q = 300
     E = og_embedding(q, d)
     for delta in list(range(-12, 13)) + [-299, -150, 77, 150, 299]:
-        T = og_shift_matrix(delta, d)
+        T = shift_by_delta(delta, og_angles(d), reversed=True)
         rows = np.arange(max(0, -delta), min(q, q - delta))
         assert np.abs(E[rows] @ T - E[rows + delta]).max() < 1e-12, (d, delta)
 
@@ -285,7 +286,61 @@ def test_type_errors(call, match):
         call()
 
 
-def test_heatmaps_figure():
-    fig = encoding_heatmaps([og_embedding(8, 6), np.zeros((8, 6)), np.ones((4, 3))],
-                            ['a', 'b', 'c'], cols=2)
-    assert len(fig.axes) >= 4
+# ---------------------------------------------------------------- positional attention
+
+def test_positional_attention_is_causal_softmax_of_the_bilinear_score(rng):
+    E, W = rng.normal(size=(7, 4)), rng.normal(size=(4, 4))
+    P = positional_attention(E, W)
+    for i in range(7):
+        scores = [E[i] @ W @ E[j] for j in range(i + 1)]
+        want = np.exp(np.array(scores) - max(scores))
+        np.testing.assert_allclose(P[i, :i + 1], want / want.sum(), rtol=1e-9)  # the book's 1e-10
+        assert not P[i, i + 1:].any()
+    thetas = rng.uniform(0, 2 * np.pi, 3)
+    np.testing.assert_array_equal(window_attention(np.eye(6), 5, thetas),
+                                  positional_attention(rotation_encoding(5, thetas), np.eye(6)))
+
+
+def test_train_offset_head_prefers_random_angles():
+    og = og_embedding(64, 32)
+    rand = random_rotation_embedding(64, 32, np.random.default_rng(0))
+    _, losses_og, weight_og = train_offset_head(og, 3, steps=150)
+    _, losses_rand, weight_rand = train_offset_head(rand, 3, steps=150)
+    assert losses_og[-1] < losses_og[0] and losses_rand[-1] < losses_rand[0]
+    assert weight_rand > 0.99 > weight_og > 0.5
+    with pytest.raises(ValueError, match=r'train_offset_head: delta must be in 1..63; got 0'):
+        train_offset_head(og, 0)
+
+
+def test_distinguishability_curves():
+    curves = distinguishability_curves(40, [4, 8], [6], seeds=3)
+    assert curves['og'].tolist() == [distinguishability(og_embedding(40, d)) for d in (4, 8)]
+    assert curves['random'].shape == (1, 3)
+    assert curves['random'][0, 2] == distinguishability(
+        random_rotation_embedding(40, 6, np.random.default_rng(2)))
+    assert curves['bound'].tolist() == [distinguishability_bound(40, d / 2) for d in (4, 8)]
+
+
+# ---------------------------------------------------------------- figures
+
+def test_figures_draw_and_load_matplotlib_only_when_asked():
+    import subprocess
+    import sys
+    code = ('import sys, taotp.encodings as e; e.og_embedding(4, 4); '
+            'print("matplotlib" in sys.modules); e.draw_heatmaps; print("matplotlib" in sys.modules)')
+    out = subprocess.run([sys.executable, '-c', code], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ['False', 'True']
+    from taotp.encodings import figures
+    fig = taotp.plot.figure((6, 3))
+    figures.draw_heatmaps(fig, [og_embedding(8, 6), np.zeros((8, 6)), np.ones((4, 3))],
+                          ['a', 'b', 'c'], cols=2)
+    assert len(fig.axes) >= 4 and [ax.get_title() for ax in fig.axes[:2]] == ['a', 'b']
+    fig = taotp.plot.figure((6, 3))
+    figures.draw_explorer(fig, 'random sign', positions=16, dims=8)
+    assert fig.axes[1].get_title().startswith('random sign, d = 8: D = ')
+    for draw, args in ((figures.draw_angles, (64, 5)),
+                       (figures.draw_distinguishability,
+                        (distinguishability_curves(16, [2, 4], [2, 4], 2),))):
+        fig = taotp.plot.figure((6, 3))
+        draw(fig, *args)
+        assert fig.axes

@@ -3,13 +3,13 @@
 Checked: 7.3 (shift matrix of the sinusoidal encoding), 7.7 (attend evenly to the
 last k positions), 7.8 (distinguishability with evenly spaced angles), 7.9 (which
 heatmap is which), 7.10 (general padding dimension).  The others are proofs,
-reflections or a training experiment; their answers are in the solutions notebook.
+reflections or a training experiment (7.11's harness is
+``taotp.encodings.train_offset_head``); their answers are in the solutions notebook.
 """
 import numpy as np
 
 from ..encodings import (distinguishability, og_angles, og_embedding, random_angles,
-                         rotation_encoding, uniform_rotation_embedding)
-from ..model import causal_mask, softmax
+                         rotation_encoding, uniform_rotation_embedding, window_attention)
 from . import guard
 from .registry import Puzzle, checker
 from .result import Finding, Passed
@@ -53,17 +53,6 @@ def _window_cases():
         (7, 30, 2 * np.pi * np.arange(32) / 32, '32 evenly spaced angles'),
         (4, 16, og_angles(64), 'the 32 sinusoidal angles of d = 64'),
     ]
-
-
-def window_attention(W, q, thetas):
-    """Causal attention weights (q, q) when query i scores key j as E[i] @ W @ E[j].
-
-    E is ``rotation_encoding(q, thetas)``; no 1/sqrt(d) factor.  Used by the 7.7
-    checker and by the notebooks to draw a submission's pattern.
-    """
-    E = rotation_encoding(q, thetas)
-    scores = np.where(causal_mask(q), E @ W @ E.T, -np.inf)
-    return softmax(scores, axis=-1)
 
 
 @checker('7.7')
@@ -128,8 +117,10 @@ def check_7_8(answer):
 LABELS_7_9 = ('og', 'random', 'sorted', 'uniform')
 
 
-def puzzle_7_9_panels(q=64, d=128):
-    """The four rotation encodings of puzzle 7.9 in a fixed shuffled order (panels A-D)."""
+_ORDER_7_9 = (2, 0, 3, 1)    # panels A-D show LABELS_7_9 in this fixed, shuffled order
+
+
+def _tables_7_9(q=64, d=128):
     rng = np.random.default_rng(2024)
     tables = {
         'og': og_embedding(q, d),
@@ -137,8 +128,12 @@ def puzzle_7_9_panels(q=64, d=128):
         'sorted': rotation_encoding(q, np.sort(random_angles(d // 2, rng))),
         'uniform': uniform_rotation_embedding(q, d),
     }
-    order = [LABELS_7_9[i] for i in (2, 0, 3, 1)]   # fixed, not identity
-    return [tables[name] for name in order], order
+    return [(LABELS_7_9[i], tables[LABELS_7_9[i]]) for i in _ORDER_7_9]
+
+
+def puzzle_7_9_panels():
+    """The four rotation encodings (64 positions x 128 dims) of puzzle 7.9, panels A-D."""
+    return [table for _, table in _tables_7_9()]
 
 
 def _label(text):
@@ -166,7 +161,7 @@ def check_7_9(answer):
         raise Finding(f"could not read label {bad!r}; use 'og', 'random', 'sorted' or 'uniform'")
     if len(set(labels)) != 4:
         raise Finding(f'each encoding appears exactly once; your labels read as {labels}')
-    _, truth = puzzle_7_9_panels()
+    truth = [label for label, _ in _tables_7_9()]
     right = sum(a == b for a, b in zip(labels, truth))
     if right != 4:
         raise Finding(f'{right} of 4 panels right (your labels read as {labels}); look at which '
@@ -231,36 +226,6 @@ def check_7_10(padding_dim):
                   f'rotation and offset (padding from 0 to all dims; the quiet part fits in a '
                   f'ball of radius eps / 2 and every other direction spreads over more than '
                   f'20 eps, so the Euclidean and per-coordinate readings agree)')
-
-
-# ---------------------------------------------------------------- 7.11 harness
-
-def train_offset_head(encoding, delta, steps=300, lr=0.5, scale=1.0):
-    """Train a single positional attention score W (d x d) to look ``delta`` positions back.
-
-    A PostLN-style toy for puzzle 7.11: query i scores key j <= i as
-    E[i] @ W @ E[j] on the raw encoding E (no layer norm), and the loss is the
-    mean of -log(weight on key i - delta) over queries i >= delta.  Plain
-    gradient descent from W = 0.  Returns (W, losses, mean weight on the target).
-    """
-    E = scale * np.asarray(encoding, dtype=np.float64)
-    q, d = E.shape
-    if not 0 < delta < q:
-        raise ValueError(f'train_offset_head: delta must be in 1..{q - 1}; got {delta}')
-    mask = causal_mask(q)
-    queries = np.arange(delta, q)
-    target = np.zeros((q, q))
-    target[queries, queries - delta] = 1.0
-    W = np.zeros((d, d))
-    losses = []
-    for _ in range(steps):
-        P = softmax(np.where(mask, E @ W @ E.T, -np.inf), axis=-1)
-        losses.append(float(-np.mean(np.log(P[queries, queries - delta] + 1e-30))))
-        G = np.zeros((q, q))
-        G[queries] = (P - target)[queries] / len(queries)
-        W -= lr * E.T @ G @ E
-    P = softmax(np.where(mask, E @ W @ E.T, -np.inf), axis=-1)
-    return W, np.array(losses), float(P[queries, queries - delta].mean())
 
 
 PUZZLES = [
