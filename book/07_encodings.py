@@ -231,17 +231,18 @@ print(f'smallest even d whose bound even allows 0.99: {dims_og[np.argmax(bound >
 
 # %% [markdown]
 # Low distinguishability is not the end of the story: hardening multiplies the scores by a
-# factor $N$, which is the same as scaling the encoding by $\sqrt N$. The book's example: only 2
+# factor $N$ (`harden` in the code, as in every chapter), which is the same as scaling the
+# encoding by $\sqrt N$. The book's example: only 2
 # sinusoidal dims (a single dial turning 1 radian per step), 256 positions, no layer norm, and
 # $N = 10^6$ already gives practically hard attention. The closest any other position comes is
 # 44 steps away (7 turns of the dial are 43.98 radians), where the score drops by $N(1 - \cos 0.018)$.
 
 # %%
 E2 = taotp.og_embedding(256, 2)
-for N in (1, 1e2, 1e4, 1e6):
-    print(f'hardening N = {N:>9,.0f}: D = {taotp.distinguishability(np.sqrt(N) * E2):.6f}')
+for harden in (1, 1e2, 1e4, 1e6):
+    print(f'harden = {harden:>9,.0f}: D = {taotp.distinguishability(np.sqrt(harden) * E2):.6f}')
 gaps = 1 - np.cos(np.arange(1, 256))
-print(f'nearest look-alike: {1 + np.argmin(gaps)} steps away, score gap N x {gaps.min():.2e}')
+print(f'nearest look-alike: {1 + np.argmin(gaps)} steps away, score gap harden x {gaps.min():.2e}')
 
 # %% [markdown]
 # ### Step 4: free space

@@ -188,7 +188,7 @@ for name, normed in (('raw (PostLN sees this)', x), ('RMSNorm', taotp.rms_norm(x
 # window, and after hardening the softmax piles onto the largest of them instead of spreading.
 
 # %%
-def window_matrix(k, q, thetas, hardness=40.0):
+def window_matrix(k, q, thetas, harden=40.0):
     n = len(thetas)
     lag = np.arange(q)[:, None]
     basis = np.concatenate([np.cos(lag * thetas), -np.sin(lag * thetas)], axis=1)
@@ -197,7 +197,7 @@ def window_matrix(k, q, thetas, hardness=40.0):
     W = np.zeros((2 * n, 2 * n))
     for m in range(n):
         W[2 * m:2 * m + 2, 2 * m:2 * m + 2] = [[coef[m], coef[n + m]], [-coef[n + m], coef[m]]]
-    return hardness * W
+    return harden * W
 
 
 result = check('7.7', window_matrix)
@@ -206,7 +206,7 @@ assert result
 # %%
 thetas = taotp.encodings.random_angles(24, np.random.default_rng(0))
 summed = 40 * sum(taotp.encodings.shift_by_delta(-s, thetas) for s in range(4))
-fig = taotp.plot.figure((6.5, 2.8))
+fig = taotp.plot.figure((6.0, 2.6))
 for ax, W, title in zip(fig.subplots(1, 2), (window_matrix(4, 24, thetas), summed),
                         ('least-squares W, k = 4', 'sum of 4 shift matrices')):
     taotp.plot.heatmap(ax, taotp.encodings.window_attention(W, 24, thetas), title=title,
@@ -334,7 +334,7 @@ for d in (16, 32, 64):
         print(f'{d:4d} {delta:5d}   {og[2]:10.3f}   {rand[2]:15.3f}')
 
 # %%
-fig = taotp.plot.figure((5.5, 2.8))
+fig = taotp.plot.figure((5.0, 2.6))
 ax = fig.subplots()
 for (d, delta), (og_loss, rand_loss) in curves.items():
     if delta == 1:
