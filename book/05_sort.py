@@ -55,8 +55,8 @@ example = [6, 2, 0, 12, 18, 7, 12, 12]
 print('Min of', example, '->', taotp.decode(example, min_program, max_steps=1)[-1])
 print('Sort of [6, 2, 12, 18, 7, 0] ->',
       taotp.decode([6, 2, 12, 18, 7, 0], sort_program, max_steps=5)[6:].tolist())
-print('plain-Python references:', taotp.min_so_far(example)[-1],
-      taotp.sort_reference([6, 2, 12, 18, 7, 0]))
+print('plain-Python references:', taotp.sort.min_so_far(example)[-1],
+      taotp.sort.sort_reference([6, 2, 12, 18, 7, 0]))
 
 # %% [markdown]
 # ```{admonition} Spoilers ahead
@@ -104,10 +104,11 @@ taotp.plot.circle(small['tok_emb'], labels=[str(t) for t in range(10)],
 # %%
 layer = min_program['layers'][0]
 np.set_printoptions(precision=4, suppress=True)
-print('Q[0][:, 0] =', layer['Q'][0, :, 0], ' (e(pi/2) times 1e8)')
+harden, out_scale = taotp.sort.minmax.HARDEN, taotp.sort.minmax.OUT_SCALE   # the book's 1e8, 1e6
+print('Q[0][:, 0] =', layer['Q'][0, :, 0], f' (e(pi/2) times harden = {harden:g})')
 print('K[0][:, 0] =', layer['K'][0, :, 0], ' (e(0))')
-print('V[0] = identity, P[0] = 1e6 * identity:',
-      np.array_equal(layer['V'][0], np.eye(3)), np.array_equal(layer['P'][0], 1e6 * np.eye(3)))
+print(f'V[0] = identity, P[0] = out_scale * identity ({out_scale:g}):',
+      np.array_equal(layer['V'][0], np.eye(3)), np.array_equal(layer['P'][0], out_scale * np.eye(3)))
 print('Max differs only in K:', taotp.build_max_transformer(19, 8)['layers'][0]['K'][0, :, 0])
 
 # %% [markdown]
@@ -118,7 +119,7 @@ print('Max differs only in K:', taotp.build_max_transformer(19, 8)['layers'][0][
 # %%
 trace = taotp.trace(example, min_program)
 print('min so far, model:    ', trace.logits.argmax(-1).tolist())
-print('min so far, reference:', taotp.min_so_far(example))
+print('min so far, reference:', taotp.sort.min_so_far(example))
 taotp.plot.attention(trace.attn[0], tokens=example, title='Min: attention of the only head')
 
 # %% [markdown]
@@ -133,14 +134,14 @@ taotp.plot.attention(trace.attn[0], tokens=example, title='Min: attention of the
 # %%
 import itertools
 every = np.array(list(itertools.product(range(5), repeat=5)))
-for name, builder, reference in (('Min', taotp.build_min_transformer, taotp.min_so_far),
-                                 ('Max', taotp.build_max_transformer, taotp.max_so_far)):
+for name, builder, reference in (('Min', taotp.build_min_transformer, taotp.sort.min_so_far),
+                                 ('Max', taotp.build_max_transformer, taotp.sort.max_so_far)):
     got = taotp.transformer_batch(every, builder(5, 5)).argmax(-1)
     want = np.array([reference(row) for row in every])
     report = taotp.verify_batch(got, want, every, scope=f'{name}: all 5^5 sequences, every prefix')
     print(report)
     assert report.ok
-seeded = taotp.random_min_inputs(2000, 32, 500, np.random.default_rng(5))
+seeded = taotp.sort.random_min_inputs(2000, 32, 500, np.random.default_rng(5))
 for name, builder, pick in (('Min', taotp.build_min_transformer, np.min),
                             ('Max', taotp.build_max_transformer, np.max)):
     got = taotp.last_token_argmax(seeded, builder(2000, 32))
@@ -169,27 +170,17 @@ for name, builder, pick in (('Min', taotp.build_min_transformer, np.min),
 # a quarter of the way from $p_{i+1}$ to $p_{i+2}$: closest to $p_{i+1}$, then to
 # $p_{i+2}, p_{i+3}, \dots$, and only after all of them to $p_i, p_{i-1}, \dots$ The two
 # last query points are special: the second-largest number looks at $p_{n-1}$ itself and the
-# largest looks back at 0. `taotp.powerpoints(n)` stretches the points to $[0, \pi]$ and
-# `taotp.nextpoint` computes the $q_i$; on the circle, distance becomes angle, and a
+# largest looks back at 0. `taotp.sort.powerpoints(n)` stretches the points to $[0, \pi]$ and
+# `taotp.sort.nextpoint` computes the $q_i$; on the circle, distance becomes angle, and a
 # smaller angle means a larger dot product $3\cos(\theta_q - \theta_p)$.
 
 # %%
-from matplotlib.figure import Figure
 n_show = 8
-p, q = taotp.powerpoints(n_show), taotp.nextpoint(taotp.powerpoints(n_show))
+p, q = taotp.sort.powerpoints(n_show), taotp.sort.nextpoint(taotp.sort.powerpoints(n_show))
 print('p:', p.round(4).tolist())
 print('q:', q.round(4).tolist())
-fig = Figure(figsize=(8, 1.8), layout='constrained')
-ax = fig.subplots()
-ax.scatter(p, np.zeros(n_show), label='p_i (keys)', zorder=3)
-ax.scatter(q[:-2], np.zeros(n_show - 2), marker='x', color='C3', label='q_i (queries, i < n-2)')
-for i, x in enumerate(p):
-    ax.annotate(str(i), (x, 0), xytext=(x, 0.25), ha='center', fontsize=8)
-ax.set_yticks([])
-ax.set_ylim(-0.6, 0.6)
-ax.set_xlabel('position on the line, stretched to [0, pi]')
-ax.set_title('Powerpoints in 1-D: every gap is half the previous one', fontsize=10)
-ax.legend(loc='lower left', fontsize=8)
+fig = taotp.plot.figure((8, 1.8))
+taotp.sort.draw_powerpoints(fig, n_show)
 fig
 
 # %% [markdown]
@@ -222,7 +213,7 @@ taotp.plot.circle(points, labels=labels, size=(5, 5),
 
 # %%
 program = taotp.build_sort_transformer(n=28, block_size=100)
-L = taotp.SORT_LAYOUT
+L = taotp.sort.SORT_LAYOUT
 print(L, '| labels:', L.labels())
 layer = program['layers'][0]
 print('Q[0] non-zero rows:', np.flatnonzero(layer['Q'][0].any(axis=1)).tolist(),
@@ -252,37 +243,12 @@ taotp.plot.attention(steps.attn[0], tokens=run[:-1], size=(5.5, 5),
 # below it is the same picture, one frame per length, and works in the static book.
 
 # %% tags=["nbval-ignore-output"]
-import ipywidgets as widgets
-from IPython.display import display
-
-sort_rng = np.random.default_rng(11)
-sort_inputs = sort_rng.permutation(np.arange(1, 28))
-
-
-def show_sort(length):
-    prompt = list(sort_inputs[:length]) + [0]
-    run = taotp.decode(prompt, program, max_steps=length)
-    display(taotp.plot.attention(taotp.trace(run[:-1], program).attn[0], tokens=run[:-1],
-                                 size=(5, 4.5), title=f'sorting {length} numbers'))
-
-
-widgets.interact(show_sort, length=widgets.IntSlider(value=6, min=1, max=14, step=1,
-                                                     description='numbers'))
-
+explorer = taotp.widgets.Explorer(taotp.sort.draw_sort_run, size=(4.5, 4.5),
+                                  length=taotp.widgets.slider(1, 12, value=6))
+explorer.widget()
 
 # %% tags=["nbval-ignore-output"]
-def draw(fig, length):
-    prompt = list(sort_inputs[:length]) + [0]
-    run = taotp.decode(prompt, program, max_steps=length)
-    ax = fig.subplots()
-    ax.imshow(taotp.trace(run[:-1], program).attn[0][0], cmap='viridis', vmin=0, vmax=1)
-    ticks = [f'{i}:{t}' for i, t in enumerate(run[:-1].tolist())]
-    ax.set_xticks(range(len(ticks)), ticks, rotation=90, fontsize=6)
-    ax.set_yticks(range(len(ticks)), ticks, fontsize=6)
-    ax.set_title(f'sorting {length} numbers: {run[length + 1:].tolist()}', fontsize=8)
-
-
-taotp.plot.animate(draw, frames=range(1, 13), size=(4.5, 4.5))
+explorer.player('length')
 
 # %% [markdown]
 # ## Does Sort work?
@@ -312,7 +278,7 @@ n_seeded = n_wrong = 0
 for n in range(3, 29):
     sorter = taotp.build_sort_transformer(n, 2 * n)
     for length in sorted({1, (n - 1) // 2 or 1, n - 1}):
-        prompts = taotp.random_sort_inputs(n, length, 10, check_rng)
+        prompts = taotp.sort.random_sort_inputs(n, length, 10, check_rng)
         got = taotp.decode_batch(prompts, sorter, length)[:, length + 1:]
         n_seeded += len(prompts)
         n_wrong += int((got != np.sort(prompts[:, :-1], axis=1)).any(axis=1).sum())
@@ -327,15 +293,16 @@ assert n_wrong == 0
 # and the tied output table is counted once.
 
 # %%
+book = taotp.sort.SOURCE                    # the numbers the book states for this chapter
 rows = []
 for v in (10, 19, 100):
     counts = taotp.count_params(taotp.build_min_transformer(v, v))
     non0 = taotp.count_non0_params(taotp.build_min_transformer(v, v))
-    rows.append((f'Min, n = {v}', counts['n_params'], f'6n + 39 = {6 * v + 39}',
-                 non0['n_params'] - non0['tok_emb'], 11))
+    rows.append((f'Min, n = {v}', counts['n_params'], book['min_total'](v),
+                 non0['n_params'] - non0['tok_emb'], book['min_non0_outside_tok_emb']))
 counts, non0 = taotp.count_params(program), taotp.count_non0_params(program)
 rows.append(('Sort, n = 28, block 100', counts['n_params'], '(not stated)',
-             non0['n_params'] - non0['tok_emb'], 18))
+             non0['n_params'] - non0['tok_emb'], book['sort_non0_outside_tok_emb']))
 print(f'{"program":24} {"total":>6} {"book total":>14} {"non-zero outside tok_emb":>25} {"book":>5}')
 for name, total, book_total, outside, book_outside in rows:
     print(f'{name:24} {total:>6} {book_total:>14} {outside:>25} {book_outside:>5}')
@@ -351,13 +318,14 @@ print('\nSort n = 28, non-zero by table:', non0)
 # %%
 zeros = np.argwhere(program['tok_emb'] == 0).tolist()
 print('tok_emb: 28 x 6 =', 28 * 6, 'entries; exact zeros at (row, column):', zeros)
-print('non-zero: tok_emb', non0['tok_emb'], '+ outside', non0['non_emb'], '=', non0['n_params'])
+print('non-zero: tok_emb', non0['tok_emb'], '+ outside', non0['non_emb'], '=', non0['n_params'],
+      f'(the book prints {book["sort_non0_printed"]})')
 
 # %% [markdown]
 # ## Limits
 #
 # Every number below is measured by the cell that prints it, on seeded inputs
-# (`taotp.sort_errors`, `taotp.min_errors`). NumPy computes in **float64** unless asked
+# (`taotp.sort.sort_errors`, `taotp.sort.min_errors`). NumPy computes in **float64** unless asked
 # otherwise; the book attributes its limits to "NumPy's default fp32", but NumPy's default
 # is float64, and the book's numbers reproduce in float64. For float32 we cast every
 # weight with `taotp.as_dtype(params, np.float32)`; the forward pass then stays in float32.
@@ -366,15 +334,16 @@ print('non-zero: tok_emb', non0['tok_emb'], '+ outside', non0['non_emb'], '=', n
 # %%
 FULL = False
 sort_sizes = range(20, 34) if FULL else range(26, 31)
-last_ok, first_bad = taotp.first_failure(sort_sizes, taotp.sort_errors)
+last_ok, first_bad = taotp.first_failure(sort_sizes, taotp.sort.sort_errors)
 print(f'Sort, float64: exact up to n = {last_ok}, first failure at n = {first_bad} '
-      f'({taotp.sort_errors(first_bad)} of 50 full permutations wrong)  [book: 28]')
-float32_book = [taotp.sort_errors(n, dtype=np.float32) for n in range(3, 29, 5)]
+      f'({taotp.sort.sort_errors(first_bad)} of 50 full permutations wrong)  '
+      f'[book: {book["sort_exact_up_to"]}]')
+float32_book = [taotp.sort.sort_errors(n, dtype=np.float32) for n in range(3, 29, 5)]
 print(f'Sort, float32, book constants: sizes n = 3, 8, ..., 28 with errors: '
       f'{sum(e > 0 for e in float32_book)} of {len(float32_book)} sizes')
-last_ok, first_bad = taotp.first_failure(range(8, 20), lambda n: taotp.sort_errors(
-    n, dtype=np.float32, v_scale=1e8))
-print(f'Sort, float32, v_scale = 1e8: exact up to n = {last_ok}, first failure at n = {first_bad}')
+last_ok, first_bad = taotp.first_failure(range(8, 20), lambda n: taotp.sort.sort_errors(
+    n, dtype=np.float32, out_scale=1e8))
+print(f'Sort, float32, out_scale = 1e8: exact up to n = {last_ok}, first failure at n = {first_bad}')
 
 # %% [markdown]
 # Why 28? The score of the right key and of its nearest rival differ by
@@ -386,17 +355,17 @@ print(f'Sort, float32, v_scale = 1e8: exact up to n = {last_ok}, first failure a
 # rounding error as much as the margin. In float32 the book's $10^{20}$ value scale also
 # overflows: layer norm squares the residual ($10^{40} > 3.4\cdot10^{38}$), every output
 # becomes the same token, and the program fails at every size; with the value scale cut to
-# $10^8$ float32 sorts up to 14 numbers.
+# $10^8$ float32 sorts up to 15 numbers.
 
 # %%
 print('smallest gap between powerpoints, squared:')
-for n in (14, 15, 28, 29):
-    print(f'  n = {n}: {np.diff(taotp.powerpoints(n)).min() ** 2:.1e}')
+for n in (15, 16, 28, 29):
+    print(f'  n = {n}: {np.diff(taotp.sort.powerpoints(n)).min() ** 2:.1e}')
 
 # %% [markdown]
 # The squares above show where each precision's rounding sits: float64 still resolves
 # $5.5\cdot10^{-16}$ (n = 28) and not $1.4\cdot10^{-16}$ (n = 29); float32 resolves
-# $1.5\cdot10^{-7}$ (n = 14) and not $3.7\cdot10^{-8}$ (n = 15).
+# $3.7\cdot10^{-8}$ (n = 15) and not $9.2\cdot10^{-9}$ (n = 16).
 #
 # Min breaks for a different reason. At the two ends of the arc the query $3\sin\theta_t$
 # is tiny and the keys' $\cos\theta_s$ is flat, so two neighbouring tokens get almost the
@@ -408,13 +377,13 @@ sweeps = {np.float64: [1000, 2000, 3000, 4000, 5000], np.float32: [1000, 2000, 3
 for dtype, sizes in sweeps.items():
     for largest in (False, True):
         last_ok, first_bad = taotp.first_failure(
-            sizes, lambda v: taotp.min_errors(v, dtype=dtype, largest=largest))
+            sizes, lambda v: taotp.sort.min_errors(v, dtype=dtype, largest=largest))
         print(f'{"Max" if largest else "Min"}, {dtype.__name__}, hard inputs, sizes {sizes}: '
               f'no error up to V = {last_ok:,}, first error at V = {first_bad:,}')
 uniform = [10000, 30000, 100000, 300000] if FULL else [10000, 30000]
 for v in uniform:
-    e64 = taotp.min_errors(v, hard=False, length=63)
-    e32 = taotp.min_errors(v, hard=False, length=63, dtype=np.float32)
+    e64 = taotp.sort.min_errors(v, hard=False, length=63)
+    e32 = taotp.sort.min_errors(v, hard=False, length=63, dtype=np.float32)
     print(f'Min, 300 uniform inputs of length 63, V = {v:,}: float64 {e64} wrong; float32 '
           f'{"more than" if e32 > 100 else "at most"} 100 wrong')
 
@@ -427,9 +396,9 @@ for v in uniform:
 #
 # ### How much hardening is enough?
 #
-# Each program has two constants: the query scale (how hard the softmax is) and the scale
-# of the copied value (how completely it drowns the query's own token). We sweep powers of
-# ten and keep those with no error.
+# Each program has two constants: `harden`, the query scale (how hard the softmax is), and
+# `out_scale`, the scale of the copied value (how completely it drowns the query's own token).
+# We sweep powers of ten and keep those with no error.
 
 # %%
 def span(exps):
@@ -438,13 +407,13 @@ def span(exps):
 
 q_exps = [12, 14, 15, 16, 17, 20, 100, 300]
 v_exps = [0, 1, 2, 3, 20, 100, 150, 155]
-print('Sort n = 28 (book: Q 1e20, V 1e20)')
-print('  q_scale:', span(taotp.tolerated_exponents(lambda s: taotp.sort_errors(28, q_scale=s), q_exps)))
-print('  v_scale:', span(taotp.tolerated_exponents(lambda s: taotp.sort_errors(28, v_scale=s), v_exps)))
-print('Min V = 1,000 (book: Q 1e8, P 1e6)')
-print('  q_scale:', span(taotp.tolerated_exponents(lambda s: taotp.min_errors(1000, q_scale=s),
-                                                   [5, 6, 7, 8, 20, 100, 300])))
-print('  p_scale:', span(taotp.tolerated_exponents(lambda s: taotp.min_errors(1000, p_scale=s), v_exps)))
+for name, module, errors, h_exps in [
+        ('Sort n = 28', taotp.sort.sorting, lambda **k: taotp.sort.sort_errors(28, **k), q_exps),
+        ('Min V = 1,000', taotp.sort.minmax, lambda **k: taotp.sort.min_errors(1000, **k),
+         [5, 6, 7, 8, 20, 100, 300])]:
+    print(f'{name} (book: harden {module.HARDEN:g}, out_scale {module.OUT_SCALE:g})')
+    print('  harden:   ', span(taotp.tolerated_exponents(lambda s: errors(harden=s), h_exps)))
+    print('  out_scale:', span(taotp.tolerated_exponents(lambda s: errors(out_scale=s), v_exps)))
 
 # %% [markdown]
 # Both programs tolerate a huge range upward: the query scale can go to $10^{300}$, the
@@ -459,14 +428,14 @@ print('  p_scale:', span(taotp.tolerated_exponents(lambda s: taotp.min_errors(10
 # - Sort: 1 layer, 1 head, $d_\text{model} = 6$; for $n = 28$ 918 parameters, 184 non-zero,
 #   of which 18 outside the token table (the book's 166 counts only the token table).
 # - Sort is exact up to $n = 28$ in float64 and fails at 29 (the book: 28); in float32 the
-#   book's constants overflow, and with a smaller value scale it reaches 14.
+#   book's constants overflow, and with a smaller value scale it reaches 15.
 # - Min is exact on uniform inputs far beyond 10,000 values in float64, but inputs at the ends
 #   of the arc break it from about 4,000.
 # - Checked exhaustively where small (all 3,125 Min and Max inputs of length 5 over 5 tokens;
 #   every subset for n = 4, 6, 8, 10, in two orders) and on 760 seeded Sort inputs for every
 #   n from 3 to 28.
-# - Hardening: Sort works for query scales from about $10^{16}$ and value scales from $10$;
-#   Min for query scales from $10^7$ and value scales from $10^3$; all up to overflow.
+# - Hardening: Sort works for `harden` from about $10^{16}$ and `out_scale` from $10$; Min for
+#   `harden` from $10^7$ and `out_scale` from $10^3$; all up to overflow.
 #
 # ## Puzzles
 #

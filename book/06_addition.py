@@ -43,8 +43,8 @@ import taotp
 # %%
 adder2 = taotp.build_decimal_addition_transformer(2)
 out = taotp.decode([4, 5, 10, 7, 8, 11], adder2, max_steps=3)
-print(taotp.addition_text(out))
-print('plain Python says:', taotp.addition_reference([4, 5, 10, 7, 8, 11]))
+print(taotp.addition.addition_text(out))
+print('plain Python says:', taotp.addition.addition_reference([4, 5, 10, 7, 8, 11]))
 
 # %% [markdown]
 # ```{admonition} Spoiler ahead
@@ -75,7 +75,7 @@ print('plain Python says:', taotp.addition_reference([4, 5, 10, 7, 8, 11]))
 
 # %%
 table = (np.arange(10)[:, None] + np.arange(10)) % 10
-fit = taotp.additive_fit(np.eye(10)[table])
+fit = taotp.addition.additive_fit(np.eye(10)[table])
 rng = np.random.default_rng(0)
 x, y = rng.normal(size=(10, 1, 64)), rng.normal(size=(1, 10, 64))     # any two heads, 64 dims
 reachable = np.linalg.matrix_rank((x + y).reshape(100, 64))
@@ -89,15 +89,8 @@ print(f'best additive table: rms error {fit["residual"]:.3f}, '
 # shows, for each cell, the answer the best additive table would give. The tilted stripes are gone.
 
 # %%
-from matplotlib.figure import Figure
-fig = Figure(figsize=(8, 3.6), layout='constrained')
-for ax, grid, title in zip(fig.subplots(1, 2), [table, fit['fit'].argmax(-1)],
-                           ['(i + j) mod 10: the target', 'argmax of the best x_i + y_j']):
-    ax.imshow(grid, cmap='tab10', vmin=-0.5, vmax=9.5)
-    for (r, c), v in np.ndenumerate(grid):
-        ax.text(c, r, str(v), ha='center', va='center', fontsize=7, color='white')
-    ax.set(title=title, xlabel='second digit j', ylabel='first digit i',
-           xticks=range(10), yticks=range(10))
+fig = taotp.plot.figure((8, 3.6))
+taotp.addition.draw_additive_tables(fig)
 fig
 
 # %% [markdown]
@@ -110,7 +103,7 @@ fig
 # root of a quadratic that makes the squared norm 4, so every digit vector is a fixed point.
 
 # %%
-tok = taotp.digit_embedding(10)
+tok = taotp.addition.digit_embedding(10)
 print(np.round(tok[[0, 1, 9]], 4))
 print('fixed by layer norm:', np.allclose(taotp.layer_norm(tok), tok))
 
@@ -122,19 +115,11 @@ print('fixed by layer norm:', np.allclose(taotp.layer_norm(tok), tok))
 #
 # Three ReLUs make a *spike*: $\mathrm{relu}(t + 1) - 2\,\mathrm{relu}(t) + \mathrm{relu}(t - 1)$ is 1 at
 # $t = 0$ and 0 for $|t| \ge 1$ (Lemma 6.1). Shift it to $x_0$, narrow it to width $w$ and scale it by
-# $a_0$ and it is a spike of height $a_0$ there (`taotp.spike(x0, a0, width)`).
+# $a_0$ and it is a spike of height $a_0$ there (`taotp.addition.spike(x0, a0, width)`).
 
 # %%
-M1, b1, M2, b2 = taotp.spike(0.0, 1.0)
-t = np.linspace(-2.5, 2.5, 501)
-parts = np.maximum(t[:, None] @ M1 + b1, 0) * M2[:, 0]
-fig = Figure(figsize=(6, 3), layout='constrained')
-ax = fig.subplots()
-for k, label in enumerate(['relu(t + 1)', '-2 relu(t)', 'relu(t - 1)']):
-    ax.plot(t, parts[:, k], lw=1, ls='--', label=label)
-ax.plot(t, parts.sum(1) + b2[0], lw=2.5, color='k', label='sum: the spike')
-ax.set(xlabel='t', ylabel='output', title='three ReLUs make a spike (Lemma 6.1)')
-ax.legend(fontsize=8)
+fig = taotp.plot.figure((6, 3))
+taotp.addition.draw_spike(fig)
 fig
 
 # %% [markdown]
@@ -142,7 +127,7 @@ fig
 # points (`min_sep`), and no spike reaches a neighbour: the sum of spikes equals the wanted value at
 # every point of $S$. That is `build_MLP(xs, ys)`: $3|S|$ hidden units, input weight
 # $1/\text{min\_sep}$, biases $-x_i/\text{min\_sep} + (1, 0, -1)$, output rows $y_i, -2y_i, y_i$,
-# and $b_2 = 0$. (The preprint's listing of it, Fig. 6.1, is missing; this reconstruction reproduces
+# and $b_2 = 0$. (This is the book's Fig. 6.1, written afresh from the spike lemma; it reproduces
 # every parameter count of the chapter.) Between the points the function is whatever the spikes
 # make it; only the points themselves are promised.
 
@@ -151,15 +136,10 @@ rng = np.random.default_rng(6)
 xs = np.sort(rng.uniform(0, 10, size=8))
 ys = rng.normal(size=8)
 weights = taotp.build_MLP(xs, ys)
-grid = np.linspace(-0.5, 10.5, 2001)
 print(f'{len(xs)} points, {weights.d_ff} hidden units, min_sep = {weights.min_sep:.3f}')
-print('largest error on the points:', np.abs(taotp.mlp_apply(weights, xs)[:, 0] - ys).max())
-fig = Figure(figsize=(6.5, 3), layout='constrained')
-ax = fig.subplots()
-ax.plot(grid, taotp.mlp_apply(weights, grid)[:, 0], lw=1, label='MLP(x) from build_MLP')
-ax.scatter(xs, ys, color='C3', zorder=3, label='the set S and the wanted values')
-ax.set(xlabel='x', ylabel='MLP(x)', title='exact on S, spikes in between')
-ax.legend(fontsize=8)
+print('largest error on the points:', np.abs(taotp.addition.mlp_apply(weights, xs)[:, 0] - ys).max())
+fig = taotp.plot.figure((6.5, 3))
+taotp.addition.draw_build_mlp(fig, xs, ys)
 fig
 
 # %% [markdown]
@@ -176,9 +156,11 @@ fig
 
 # %%
 single = taotp.build_single_digit_mod_transformer()
-print(taotp.count_params(single), '  book: 629 total')
-print(taotp.count_non0_params(single), '  book: 379 non-zero')
-print(f'MLP keys: {len(taotp.mlp_keys(single))}, min_sep = {taotp.min_sep(taotp.mlp_keys(single)):.2e}')
+book = taotp.programs.CATALOGUE['mod-1-digit']          # the counts the book states
+print(taotp.count_params(single), f'  book: {book.source_total} total')
+print(taotp.count_non0_params(single), f'  book: {book.source_non0} non-zero')
+keys = taotp.addition.mlp_keys(single)
+print(f'MLP keys: {len(keys)}, min_sep = {taotp.addition.min_sep(keys):.2e}')
 
 # %% [markdown]
 # ### Step 2: many digits, still modulo 10 (Fig. 6.3)
@@ -191,10 +173,12 @@ print(f'MLP keys: {len(taotp.mlp_keys(single))}, min_sep = {taotp.min_sep(taotp.
 # The MLP then needs one spike per possible sum, $2 \cdot 10^n - 1$ of them.
 
 # %%
-for n, book in [(1, '1,226 / 432'), (2, '9,508 / 3,646'), (3, '90,690 / 35,542')]:
+for n in (1, 2, 3):
     p = taotp.build_multi_digit_mod_transformer(n)
+    book = taotp.programs.CATALOGUE[f'mod-{n}']
     print(f'{n} digit(s): {taotp.count_params(p)["n_params"]:>6,} total, '
-          f'{taotp.count_non0_params(p)["n_params"]:>6,} non-zero   (book {book})')
+          f'{taotp.count_non0_params(p)["n_params"]:>6,} non-zero   '
+          f'(book {book.source_total:,} / {book.source_non0:,})')
 
 # %% [markdown]
 # Totals match the book exactly. The non-zero counts for 2 and 3 digits are 4 higher: our rotation
@@ -217,12 +201,12 @@ for n, book in [(1, '1,226 / 432'), (2, '9,508 / 3,646'), (3, '90,690 / 35,542')
 
 # %%
 tr = taotp.trace([4, 5, 10, 7, 8, 11, 1, 2], adder2)
-taotp.plot.attention(tr.attn[0], tokens=tr.tokens, detok=taotp.addition_text, size=(2.3, 2.3),
-                     title='2-digit adder')
+taotp.plot.attention(tr.attn[0], tokens=tr.tokens, detok=taotp.addition.addition_text,
+                     size=(2.3, 2.3), title='2-digit adder')
 
 # %%
 print('the heads read, at the last position:',
-      [taotp.addition_text(tr.tokens[int(np.argmax(w[-1]))]) for w in tr.attn[0]])
+      [taotp.addition.addition_text(tr.tokens[int(np.argmax(w[-1]))]) for w in tr.attn[0]])
 print('coordinate 0 after attention at the "=" position:',
       round(float(tr.resid_mid[0][5, 0]), 6), '= (45 + 78)/100 + p_0(5) =',
       round(1.23 + float(adder2['pos_emb'][5, 4]), 6))
@@ -232,36 +216,21 @@ print('coordinate 0 after attention at the "=" position:',
 #
 # Everything rests on the keys staying apart. Below are the keys of the 1-digit adder, coloured by the
 # answer position they serve, and the smallest gap (`min_sep`) for 1-3 digits, read back from the
-# built MLPs (`taotp.mlp_keys`).
+# built MLPs (`taotp.addition.mlp_keys`).
 
 # %%
-adder1 = taotp.build_decimal_addition_transformer(1)
-keys1 = taotp.mlp_keys(adder1)
-fig = Figure(figsize=(9, 2.8), layout='constrained')
-ax, ax2 = fig.subplots(1, 2, width_ratios=[3, 2])
-for row, (t, name) in enumerate([(3, 'tens digit (position 3)'), (4, 'units digit (position 4)')]):
-    pos = adder1['pos_emb'][t, 4:]
-    keys = [taotp.layer_norm(np.concatenate([[s / 100 + pos[0], 1, 0, 0], pos]))[0]
-            for s in range(19)]
-    ax.scatter(keys, np.full(19, row), s=14)
-ax.set(yticks=[0, 1], yticklabels=['tens', 'units'], ylim=(-0.5, 1.5),
-       xlabel='MLP key (layer-normed coordinate 0)',
-       title=f'1-digit adder: {len(keys1)} keys (19 sums x 2 positions)')
-for n in (1, 2, 3):
-    gaps = np.diff(taotp.mlp_keys(taotp.build_decimal_addition_transformer(n)))
-    ax2.plot(np.linspace(0, 1, len(gaps)), np.sort(gaps), label=f'{n} digit(s)')
-ax2.set(yscale='log', xlabel='gaps, sorted (fraction of all)', ylabel='gap between keys',
-        title='separation of neighbouring keys')
-ax2.legend(fontsize=8)
+fig = taotp.plot.figure((9, 2.8))
+taotp.addition.draw_keys(fig)
 fig
 
 # %%
-for n, book_mod, ref_dec in [(1, 'not stated', '6.0e-3'), (2, 'not stated', '9.9e-4'),
-                             (3, 'about 1.4e-9', '3.5e-7')]:
-    mod_sep = taotp.min_sep(taotp.mlp_keys(taotp.build_multi_digit_mod_transformer(n)))
-    dec_sep = taotp.min_sep(taotp.mlp_keys(taotp.build_decimal_addition_transformer(n)))
-    print(f'{n} digit(s): mod-10 adder min_sep {mod_sep:.2e} (book {book_mod}),  '
-          f'full adder min_sep {dec_sep:.2e} (spec measurement {ref_dec})')
+stated = taotp.addition.SOURCE['mod_min_sep']           # what the book states
+for n in (1, 2, 3):
+    mod_keys = taotp.addition.mlp_keys(taotp.build_multi_digit_mod_transformer(n))
+    dec_keys = taotp.addition.mlp_keys(taotp.build_decimal_addition_transformer(n))
+    book = f'about {stated[n]:.1e}' if n in stated else 'not stated'
+    print(f'{n} digit(s): mod-10 adder min_sep {taotp.addition.min_sep(mod_keys):.2e} '
+          f'(book {book}),  full adder min_sep {taotp.addition.min_sep(dec_keys):.2e}')
 
 # %% [markdown]
 # Each extra digit costs about three orders of magnitude of separation for the mod-10 adder: its
@@ -276,40 +245,12 @@ for n, book_mod, ref_dec in [(1, 'not stated', '6.0e-3'), (2, 'not stated', '9.9
 # the same frames as a kernel-free player.
 
 # %% tags=["nbval-ignore-output"]
-import ipywidgets as widgets
-from IPython.display import display
-
-examples = {1: (7, 8), 2: (45, 78), 3: (906, 187)}
-
-def show(n_digits):
-    a, b = examples[n_digits]
-    model = taotp.build_decimal_addition_transformer(n_digits)
-    prompt = taotp.addition_prompts(n_digits, [[a, b]])[0][0]
-    out = taotp.decode(prompt, model, max_steps=n_digits + 1)
-    display(taotp.plot.attention(taotp.trace(out[:-1], model).attn[0][[0, n_digits, -1]],
-                                 tokens=out[:-1], detok=taotp.addition_text, size=(2.6, 2.4),
-                                 title=f'{a} + {b} = {"".join(map(str, out[-n_digits - 1:]))}'))
-
-widgets.interact(show, n_digits=widgets.IntSlider(min=1, max=3, value=2, description='digits'));
-
+explorer = taotp.widgets.Explorer(taotp.addition.draw_adder_heads, size=(8, 3),
+                                  n_digits=taotp.widgets.slider(1, 3, value=2))
+explorer.widget()
 
 # %% tags=["nbval-ignore-output"]
-def draw(fig, n_digits):
-    a, b = examples[n_digits]
-    model = taotp.build_decimal_addition_transformer(n_digits)
-    out = taotp.decode(taotp.addition_prompts(n_digits, [[a, b]])[0][0], model,
-                       max_steps=n_digits + 1)
-    w = taotp.trace(out[:-1], model).attn[0]
-    axes = fig.subplots(1, 3)
-    for ax, h in zip(axes, [0, n_digits, 2 * n_digits]):
-        ax.imshow(w[h], vmin=0, vmax=1)
-        ax.set_xticks(range(len(out) - 1), [taotp.addition_text(t) for t in out[:-1]], fontsize=7)
-        ax.set_yticks(range(len(out) - 1), [taotp.addition_text(t) for t in out[:-1]], fontsize=7)
-        ax.set_title(f'head {h}', fontsize=9)
-    fig.suptitle(f'{n_digits} digit(s): {a} + {b} = {"".join(map(str, out[-n_digits - 1:]))}',
-                 fontsize=10)
-
-taotp.plot.animate(draw, [1, 2, 3], size=(8, 3))
+explorer.player('n_digits')
 
 # %% [markdown]
 # ## Does it work?
@@ -319,49 +260,53 @@ taotp.plot.animate(draw, [1, 2, 3], size=(8, 3))
 
 # %%
 for n in (1, 2):
-    prompts, pairs = taotp.addition_prompts(n)
+    prompts, pairs = taotp.addition.addition_prompts(n)
     model = taotp.build_decimal_addition_transformer(n)
     got = taotp.decode_batch(prompts, model, n + 1)[:, -n - 1:]
-    want = np.array([taotp.addition_reference(p) for p in prompts])
+    want = np.array([taotp.addition.addition_reference(p) for p in prompts])
     report = taotp.verify_batch(got, want, prompts, scope=f'all {n}-digit pairs, decimal addition')
     print(report)
     assert report.ok
-single_report = taotp.addition_errors(single, 1, task='single')
-mod_reports = [taotp.addition_errors(taotp.build_multi_digit_mod_transformer(n), n, task='mod')
-               for n in (1, 2)]
+single_report = taotp.addition.addition_errors(single, 1, task='single')
+mod_reports = [taotp.addition.addition_errors(taotp.build_multi_digit_mod_transformer(n), n,
+                                             task='mod') for n in (1, 2)]
 print('single digit mod 10 (wrong, checked):', single_report)
 print('mod-10 adders, 1 and 2 digits (wrong, checked):', mod_reports)
 assert single_report[0] == 0 and all(w == 0 for w, _ in mod_reports)
 
 # %% [markdown]
-# **All $10^6$ pairs of 3-digit numbers** are checked by `tests/test_addition.py::test_decimal_addition_three_digits_all_pairs`
-# (marked slow; it runs in CI). It feeds each prompt followed by the right digits through the model's
-# own layer functions, which gives the same verdict as greedy decoding (decoding is right exactly
-# when every answer position predicts the next right digit), and runs the 23,988-unit MLP once per
-# distinct layer-normed input. Recorded when this chapter was written, on a shared 2-core machine:
-# **0 wrong of 1,000,000 pairs, in 129 s** (418 s on an earlier run while the machine was heavily loaded); the MLP ran on 32,145 distinct inputs.
+# **All $10^6$ pairs of 3-digit numbers** are checked by
+# `tests/test_addition.py::test_decimal_addition_three_digits_all_pairs` (marked slow; it runs in
+# CI and prints its time). It needs no loop over decoding steps: greedy decoding is right exactly
+# when, fed the right digits so far, every answer position predicts the next right digit, so one
+# pass of `taotp.teacher_forced_argmax` over the prompts followed by their answers decides every
+# pair, in memory-bounded chunks and with the 23,988-unit MLP run once per distinct input
+# (`mlp_rows='distinct'`). The check finds 0 wrong of 1,000,000 pairs, in about 20 s on a
+# 2-core machine.
 #
 # ### How hard must the hardening be?
 #
-# Two constants keep the program exact: the query scale that makes attention hard ($10^6$ in the
-# book) and the MLP output scale that drowns the residual ($10^{10}$). We sweep both by decades (the
-# 1-digit adder exhaustively, the 2-digit adder on 400 seeded pairs) and print the wrong counts.
+# Two constants keep the program exact: `harden`, the query scale that makes attention hard
+# ($10^6$ in the book), and `out_scale`, the MLP output scale that drowns the residual ($10^{10}$).
+# We sweep both by decades (the 1-digit adder exhaustively, the 2-digit adder on 400 seeded
+# pairs) and print the wrong counts; the single-digit adder's third constant, `value_scale`
+# ($10^4$), scales what its head writes.
 
 # %%
 pairs2 = np.random.default_rng(0).integers(0, 100, size=(400, 2))
 def wrong(n, **kw):
     with np.errstate(over='ignore', invalid='ignore'):
         model = taotp.build_decimal_addition_transformer(n, **kw)
-        return taotp.addition_errors(model, n, None if n == 1 else pairs2)[0]
+        return taotp.addition.addition_errors(model, n, None if n == 1 else pairs2)[0]
 exps_q, exps_o = [0, 1, 2, 3, 6, 100, 300], [0, 1, 2, 3, 4, 10, 150, 154, 160]
 for n in (1, 2):
-    print(f'{n} digit(s), wrong answers by query scale:',
-          {f'1e{k}': wrong(n, query_scale=10.0 ** k) for k in exps_q})
-    print(f'{n} digit(s), wrong answers by MLP output scale:',
+    print(f'{n} digit(s), wrong answers by harden:',
+          {f'1e{k}': wrong(n, harden=10.0 ** k) for k in exps_q})
+    print(f'{n} digit(s), wrong answers by out_scale:',
           {f'1e{k}': wrong(n, out_scale=10.0 ** k) for k in exps_o})
 with np.errstate(over='ignore', invalid='ignore'):
-    print('single-digit adder, wrong of 100 by value scale:',
-          {f'1e{k}': taotp.addition_errors(taotp.build_single_digit_mod_transformer(
+    print('single-digit adder, wrong of 100 by value_scale:',
+          {f'1e{k}': taotp.addition.addition_errors(taotp.build_single_digit_mod_transformer(
               value_scale=10.0 ** k), 1, task='single')[0] for k in range(2, 9)})
 
 # %% [markdown]
@@ -377,8 +322,10 @@ with np.errstate(over='ignore', invalid='ignore'):
 
 # %%
 names, values = [], []
-for n, book in [(1, '2,088 / 737, MLP 82.2%'), (2, '27,432 / 10,440, MLP 98.0%'),
-                (3, '360,576 / 139,267, MLP 99.8%')]:
+for n in (1, 2, 3):
+    stated = taotp.programs.CATALOGUE[f'addition-{n}']
+    book = (f'{stated.source_total:,} / {stated.source_non0:,}, '
+            f'MLP {taotp.addition.SOURCE["decimal_mlp_share"][n]}%')
     model = taotp.build_decimal_addition_transformer(n)
     layer = model['layers'][0]
     total = taotp.count_params(model)['n_params']
@@ -406,8 +353,8 @@ taotp.plot.bars(names, values, title='decimal adder: parameters in the MLP vs ev
 #   decimal adders 2,088 / 27,432 / 360,576 with 82.2 / 98.0 / 99.8 % in the MLP, all as in the book.
 # * Key separation shrinks about 1,000-fold per digit (mod adder: 2.1e-3, 1.4e-6, 1.4e-9); the
 #   programs are exact on every 1- and 2-digit pair and on all $10^6$ 3-digit pairs.
-# * Hardening windows: query scale $\ge 10^2$, MLP output scale $10^3$ to $\sim 10^{150}$; the
-#   single-digit value scale only $10^4$-$10^6$.
+# * Hardening windows: `harden` $\ge 10^2$, `out_scale` $10^3$ to $\sim 10^{150}$; the
+#   single-digit adder's `value_scale` only $10^4$-$10^6$.
 #
 # ## Puzzles
 #

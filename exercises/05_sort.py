@@ -153,7 +153,7 @@ check('5.7', build_multi_digit_sort())
 
 # %%
 train_rng = np.random.default_rng(58)
-examples = [taotp.random_sort_inputs(28, k, 4, train_rng) for k in (3, 9, 27)]
+examples = [taotp.sort.random_sort_inputs(28, k, 4, train_rng) for k in (3, 9, 27)]
 print('a few training inputs:', [e[0].tolist() for e in examples])
 
 
@@ -162,7 +162,7 @@ def accuracy(params, n=28, count=100, seed=580):
     rng = np.random.default_rng(seed)
     right = total = 0
     for k in range(1, n):
-        prompts = taotp.random_sort_inputs(n, k, count // (n - 1) + 1, rng)
+        prompts = taotp.sort.random_sort_inputs(n, k, count // (n - 1) + 1, rng)
         out = taotp.decode_batch(prompts, params, k)[:, k + 1:]
         right += int((out == np.sort(prompts[:, :-1], axis=1)).all(axis=1).sum())
         total += len(prompts)

@@ -25,7 +25,7 @@
 #
 # Token format for every program puzzle: digits 0-9, '+' = 10, '=' = 11; operands zero padded, most
 # significant digit first (6.19 drops the padding). Useful helpers: `taotp.build_MLP`,
-# `taotp.spike`, `taotp.digit_embedding`, `taotp.addition_prompts`, `taotp.fit_lookup_mlp`, and the
+# `taotp.addition.spike`, `taotp.addition.digit_embedding`, `taotp.addition.addition_prompts`, `taotp.addition.fit_lookup_mlp`, and the
 # three builders of the chapter.
 
 # %%

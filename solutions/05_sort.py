@@ -53,14 +53,14 @@ from taotp.exercises import check, progress
 # %%
 def build_sort_33(n=33, block_size=64, ratio=0.6):
     p = np.concatenate(([0.0], np.cumsum(ratio ** np.arange(n - 1))))
-    p = taotp.stretch(p, np.pi)
+    p = taotp.sort.stretch(p, np.pi)
     q = np.empty(n)
     for i in range(n - 2):
         q[i] = ((p[i] + p[-1]) / 2 + (p[i + 1] + p[i + 2]) / 2) / 2   # middle of the window
     q[n - 2], q[n - 1] = p[-1], p[0]                                  # as in nextpoint
     params = taotp.build_sort_transformer(n, block_size)
-    params['tok_emb'][:, taotp.SORT_LAYOUT['p']] = taotp.pos_enc_3d(p)
-    params['tok_emb'][:, taotp.SORT_LAYOUT['q']] = taotp.pos_enc_3d(q)
+    params['tok_emb'][:, taotp.sort.SORT_LAYOUT['p']] = taotp.pos_enc_3d(p)
+    params['tok_emb'][:, taotp.sort.SORT_LAYOUT['q']] = taotp.pos_enc_3d(q)
     return params
 
 result = check('5.1', build_sort_33())
@@ -74,7 +74,7 @@ assert result
 def sort_limit(builder, sizes):
     for n in sizes:
         params = builder(n)
-        prompts = taotp.random_sort_inputs(n, n - 1, 40, np.random.default_rng(n))
+        prompts = taotp.sort.random_sort_inputs(n, n - 1, 40, np.random.default_rng(n))
         out = taotp.decode_batch(prompts, params, n - 1)[:, n:]
         if (out != np.sort(prompts[:, :-1], axis=1)).any():
             return n - 1
@@ -134,7 +134,7 @@ def gated_sort(prompt, vocab_size=10_000, scale=1e8):
     return seq[len(prompt):]
 
 gate_rng = np.random.default_rng(53)
-tests = [taotp.random_sort_inputs(10_000, int(k), 1, gate_rng)[0] for k in gate_rng.integers(1, 40, 200)]
+tests = [taotp.sort.random_sort_inputs(10_000, int(k), 1, gate_rng)[0] for k in gate_rng.integers(1, 40, 200)]
 wrong = sum(gated_sort(t) != sorted(t[:-1].tolist()) for t in tests)
 print(f'gated attention sorts {len(tests)} seeded inputs over 1..9,999: {wrong} wrong')
 assert wrong == 0
@@ -162,9 +162,9 @@ assert wrong == 0
 # $d_\text{model} = V + 1$, with no precision limit in sight.
 
 # %%
-def build_general_sort(vocab_size=1000, block_size=64, value_scale=1e6):
+def build_general_sort(vocab_size=1000, block_size=64, out_scale=1e6):
     V, d = vocab_size, vocab_size + 1                      # dims 0..V-1: one-hot, V: anchor
-    rows = taotp.model.layer_norm(np.eye(d)[:V])           # tok_emb: layer-norm fixed one-hots
+    rows = taotp.layer_norm(np.eye(d)[:V])           # tok_emb: layer-norm fixed one-hots
     sigma = np.sqrt((1 / d) * (1 - 1 / d))                 # their common standard deviation
     hard = 50.0 * V * np.sqrt(d)                           # score gap 1/V becomes 50
 
@@ -183,7 +183,7 @@ def build_general_sort(vocab_size=1000, block_size=64, value_scale=1e6):
     layer['Q'][0] = through_ln(query) * hard
     layer['K'][0] = through_ln(key)
     layer['V'][0] = np.eye(d)
-    layer['P'][0] = np.eye(d) * value_scale                # messy cleanup, as in Min
+    layer["P"][0] = np.eye(d) * out_scale                  # messy cleanup, as in Min
     params['layers'].append(layer)
     return params
 

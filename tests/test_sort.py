@@ -5,11 +5,13 @@ import numpy as np
 import pytest
 
 import taotp
-from taotp.sort import (as_dtype, build_max_transformer, build_min_transformer,
-                        build_sort_transformer, first_failure, last_token_argmax, max_so_far,
-                        min_angles, min_errors, min_so_far, nextpoint, powerpoints,
-                        random_min_inputs, random_sort_inputs, sort_errors, sort_reference,
-                        stretch, tolerated_exponents)
+from taotp import as_dtype, first_failure, last_token_argmax, tolerated_exponents
+from taotp.programs import CATALOGUE
+from taotp.sort import (SOURCE, build_max_transformer, build_min_transformer,
+                        build_sort_transformer, max_so_far, min_angles, min_errors, min_so_far,
+                        nextpoint, powerpoints, random_min_inputs, random_sort_inputs,
+                        sort_errors, sort_reference, stretch)
+from taotp.sort.sorting import HARDEN as SORT_HARDEN
 
 
 # ----------------------------------------------------------------------------- references
@@ -91,9 +93,10 @@ def test_min_uniform_inputs_float64_up_to_300k():
 
 def test_min_hardening_ranges():
     exps = list(range(0, 12)) + [20, 100, 300]
-    assert tolerated_exponents(lambda q: min_errors(1000, q_scale=q), exps)[0] == 7
-    assert 300 in tolerated_exponents(lambda q: min_errors(1000, q_scale=q), exps)
-    p_ok = tolerated_exponents(lambda s: min_errors(1000, p_scale=s), list(range(0, 8)) + [150, 160])
+    q_ok = tolerated_exponents(lambda q: min_errors(1000, harden=q), exps)
+    assert q_ok[0] == 7 and 300 in q_ok
+    p_ok = tolerated_exponents(lambda s: min_errors(1000, out_scale=s),
+                               list(range(0, 8)) + [150, 160])
     assert p_ok == [3, 4, 5, 6, 7, 150]     # 1e160 squared overflows the layer-norm variance
 
 
@@ -104,9 +107,10 @@ def test_min_counts(count):
     for builder in (build_min_transformer, build_max_transformer):
         p = builder(vocab, block)
         total, non0 = taotp.count_params(p), taotp.count_non0_params(p)
-        assert total['n_params'] == 3 * vocab + 3 * block + 39
-        assert non0['non_emb'] == 11 and non0['pos_emb'] == 0   # book: 11 outside tok_emb
-    assert taotp.count_params(build_min_transformer(10, 10))['n_params'] == 6 * 10 + 39
+        assert total['n_params'] == 3 * vocab + 3 * block + 39     # 6n + 39 when vocab = block
+        assert non0['non_emb'] == SOURCE['min_non0_outside_tok_emb'] and non0['pos_emb'] == 0
+    assert taotp.count_params(build_min_transformer(10, 10))['n_params'] \
+        == CATALOGUE['min-10'].source_total
 
 
 # ----------------------------------------------------------------------------- powerpoints
@@ -145,15 +149,17 @@ def test_sort_counts_book():
     p = build_sort_transformer(28, 100)
     total, non0 = taotp.count_params(p), taotp.count_non0_params(p)
     assert total['n_params'] == 918 == 6 * 28 + 6 * 100 + 150
-    assert non0['n_params'] == 184            # the book prints 166: that is tok_emb alone
-    assert non0['tok_emb'] == 166 and non0['non_emb'] == 18 and non0['pos_emb'] == 0
+    # the book prints 166 as the whole count: that is tok_emb alone
+    assert non0['n_params'] == CATALOGUE['sort-28'].source_non0
+    assert non0['tok_emb'] == SOURCE['sort_non0_printed']
+    assert non0['non_emb'] == SOURCE['sort_non0_outside_tok_emb'] and non0['pos_emb'] == 0
     cfg = taotp.config(p)
     assert (cfg['n_layers'], cfg['n_heads'], cfg['d_model'], cfg['d_ff']) == (1, [1], 6, [0])
 
 
 def test_sort_head_index_fixed():
     layer = build_sort_transformer(10, 20)['layers'][0]
-    assert np.array_equal(layer['Q'][0, 3:, :3], np.eye(3) * 1e20)
+    assert np.array_equal(layer['Q'][0, 3:, :3], np.eye(3) * SORT_HARDEN)
     assert np.array_equal(layer['K'][0, :3, :3], np.eye(3))
     assert not layer['Q'][0, :3].any() and not layer['K'][0, 3:].any()
 
@@ -191,20 +197,21 @@ def test_sort_seeded_permutations_up_to_28(n, rng):
 
 def test_sort_limit_float64():
     """Exact up to 28 (the book's number), every input wrong at 29 (full permutations)."""
-    assert first_failure(range(24, 31), sort_errors) == (28, 29)
-    assert sort_errors(29) == 50
+    limit = SOURCE['sort_exact_up_to']
+    assert first_failure(range(24, 31), sort_errors) == (limit, limit + 1)
+    assert sort_errors(limit + 1) == 50
 
 
 def test_sort_limit_float32():
     """With the book's constants float32 overflows (1e20 squared > 3.4e38): every n fails.
-    With v_scale = 1e8 it is exact up to 14 and fails at 15."""
+    With out_scale = 1e8 it is exact up to 15 and every input fails at 16."""
     assert first_failure(range(4, 10), lambda n: sort_errors(n, dtype=np.float32)) == (None, 4)
     assert first_failure(range(8, 20), lambda n: sort_errors(n, dtype=np.float32,
-                                                             v_scale=1e8)) == (14, 15)
+                                                             out_scale=1e8)) == (15, 16)
 
 
 def test_as_dtype_keeps_float32_through_the_forward_pass():
-    p32 = as_dtype(build_sort_transformer(8, 16, v_scale=1e8))
+    p32 = as_dtype(build_sort_transformer(8, 16, out_scale=1e8))
     assert p32['out_emb'] is p32['tok_emb']
     t = taotp.trace([3, 1, 0], p32)
     assert t.logits.dtype == np.float32 and t.attn[0].dtype == np.float32
@@ -212,9 +219,9 @@ def test_as_dtype_keeps_float32_through_the_forward_pass():
 
 
 def test_sort_hardening_ranges():
-    q_ok = tolerated_exponents(lambda q: sort_errors(28, q_scale=q), [14, 15, 16, 20, 100, 307])
+    q_ok = tolerated_exponents(lambda q: sort_errors(28, harden=q), [14, 15, 16, 20, 100, 307])
     assert q_ok == [16, 20, 100, 307]
-    v_ok = tolerated_exponents(lambda v: sort_errors(28, v_scale=v), [0, 1, 2, 20, 150, 160])
+    v_ok = tolerated_exponents(lambda v: sort_errors(28, out_scale=v), [0, 1, 2, 20, 150, 160])
     assert v_ok == [1, 2, 20, 150]
 
 
@@ -224,11 +231,11 @@ def test_sort_hardening_ranges():
     (lambda: build_min_transformer(1, 4), ValueError, 'vocab_size must be >= 2; got 1'),
     (lambda: build_min_transformer(10, 0), ValueError, 'block_size must be >= 1; got 0'),
     (lambda: build_max_transformer('10', 4), TypeError, 'vocab_size must be an int; got str'),
-    (lambda: build_min_transformer(10, 4, q_scale=-1.0), ValueError,
-     'q_scale must be a positive finite number; got -1.0'),
+    (lambda: build_min_transformer(10, 4, harden=-1.0), ValueError,
+     'build_min_transformer: harden must be a positive finite number; got -1.0'),
     (lambda: build_sort_transformer(2, 4), ValueError, r'build_sort_transformer: n must be >= 3'),
-    (lambda: build_sort_transformer(10, 4, v_scale=np.inf), ValueError,
-     'v_scale must be a positive finite number; got inf'),
+    (lambda: build_sort_transformer(10, 4, out_scale=np.inf), ValueError,
+     'build_sort_transformer: out_scale must be a positive finite number; got inf'),
     (lambda: random_sort_inputs(5, 5, 3, np.random.default_rng(0)), ValueError,
      'length must be <= n - 1 = 4; got 5'),
     (lambda: last_token_argmax(np.array([1, 2]), build_min_transformer(4, 4)), ValueError,

@@ -1,8 +1,8 @@
 """Checkers for the puzzles of Chapter 5, Min, Max and Sort.
 
-Programs are submitted as params dicts and run by the package's own forward
-pass (``decode`` / ``decode_batch``), greedily, for exactly as many steps as the
-answer has tokens.
+Programs are submitted as params dicts and judged by greedy decoding for
+exactly as many steps as the answer has tokens, computed by the shared engine
+in one teacher-forced pass per group of inputs (``teacher_forced_argmax``).
 
 Token conventions:
 
@@ -18,9 +18,8 @@ Token conventions:
 """
 import numpy as np
 
-from ..decoding import decode, decode_batch
-from ..params import block_size, config
-from ..sort import last_token_argmax
+from ..decoding import decode, last_token_argmax, teacher_forced_argmax
+from ..params import config
 from . import guard
 from .registry import Puzzle, checker
 from .result import Finding, Passed
@@ -28,7 +27,7 @@ from .result import Finding, Passed
 COMMA, END = 10, 11
 
 
-def _shape(params, what):
+def _shape(params):
     cfg = config(params)
     return cfg, cfg['vocab_size'], cfg['block_size']
 
@@ -38,41 +37,29 @@ def _need(cond, message):
         raise Finding(message)
 
 
-def _first_wrong(prompts, got, want, label):
-    for k, (x, g, w) in enumerate(zip(prompts, got, want)):
-        if list(g) != list(w):
-            raise Finding(f'input {list(x)}: expected {list(w)}, got {list(g)} · first failure, '
-                          f'{label} {k + 1} of {len(prompts)}', list(x))
+def _check_answers(params, prompts, answers, label='input'):
+    """Is greedy decoding of every prompt exactly its answer?  The first wrong one -> Finding.
 
-
-def _run_batched(params, prompts, n_steps):
-    """Decode equal-length prompts together; returns the generated part, row by row."""
-    arr = np.array(prompts, dtype=np.int64)
-    out = guard.run_program(lambda: decode_batch(arr, params, n_steps), what='your program',
-                            on=f'inputs of length {arr.shape[1]}')
-    return out[:, arr.shape[1]:].tolist()
-
-
-def _run_each(params, prompts, n_steps):
-    """Decode prompts one by one with the KV cache (fast for wide programs)."""
-    outs = []
-    for x, steps in zip(prompts, n_steps):
-        y = guard.run_program(lambda: decode(x, params, max_steps=steps), what='your program',
-                              on=f'input {list(x)}')
-        outs.append(y[len(x):].tolist())
-    return outs
-
-
-def _check_by_length(params, prompts, answers, label):
-    """Group prompts by length, decode each group with decode_batch, compare in order."""
-    got = [None] * len(prompts)
-    lengths = sorted({len(p) for p in prompts})
-    for length in lengths:
-        idx = [i for i, p in enumerate(prompts) if len(p) == length]
-        outs = _run_batched(params, [prompts[i] for i in idx], len(answers[idx[0]]))
-        for i, o in zip(idx, outs):
-            got[i] = o
-    _first_wrong(prompts, got, answers, label)
+    Greedy decoding reproduces an answer exactly when, fed the answer so far, every
+    answer position predicts the next token; so one teacher-forced pass of the
+    shared engine per (prompt length, answer length) group decides every prompt.
+    A failure is then decoded for real, so the message shows what the program prints.
+    """
+    groups = {}
+    for i, (x, w) in enumerate(zip(prompts, answers)):
+        groups.setdefault((len(x), len(w)), []).append(i)
+    wrong = []
+    for (n_prompt, _), idx in groups.items():
+        seqs = np.array([list(prompts[i]) + list(answers[i]) for i in idx], dtype=np.int64)
+        pred = guard.run_program(lambda: teacher_forced_argmax(seqs, params, n_prompt),
+                                 on=f'inputs of length {n_prompt}')
+        wrong += [idx[j] for j in np.flatnonzero((pred != seqs[:, n_prompt:]).any(1))]
+    if wrong:
+        k = min(wrong)
+        x, w = [int(t) for t in prompts[k]], [int(t) for t in answers[k]]
+        got = guard.run_program(lambda: decode(x, params, max_steps=len(w)), on=f'input {x}')
+        raise Finding(f'input {x}: expected {w}, got {got[len(x):].tolist()} · first failure, '
+                      f'{label} {k + 1} of {len(prompts)} ({len(wrong)} wrong)', x)
 
 
 def _sort_inputs(vocab, rng, count, max_len, full_set=True):
@@ -95,7 +82,7 @@ def _sort_inputs(vocab, rng, count, max_len, full_set=True):
 def check_5_1(params, n_inputs=120):
     """Sort with a vocabulary of at least 33 on one layer with d_model <= 6."""
     guard.program(params)
-    cfg, vocab, block = _shape(params, 'your params')
+    cfg, vocab, block = _shape(params)
     _need(vocab >= 33, f'the vocabulary must have at least 33 tokens (numbers 1..32 and the '
                        f'terminator 0); got vocab_size {vocab}')
     _need(cfg['n_layers'] == 1 and cfg['d_model'] <= 6,
@@ -106,7 +93,7 @@ def check_5_1(params, n_inputs=120):
     rng = np.random.default_rng(51)
     prompts = _sort_inputs(33, rng, n_inputs, 32)
     answers = [sorted(p[:-1]) for p in prompts]
-    _check_by_length(params, prompts, answers, 'input')
+    _check_answers(params, prompts, answers)
     return Passed(f'{len(prompts)} inputs over numbers 1..32 sorted (the full set in 4 orders, '
                   f'the 32 numbers in decreasing order, and {n_inputs} seeded subsets of random '
                   f'size); 1 layer, d_model {cfg["d_model"]}')
@@ -116,7 +103,7 @@ def check_5_1(params, n_inputs=120):
 def check_5_2(params, n_inputs=200, length=32):
     """Min for a vocabulary of at least 1,000,000, including the hard cases at both ends."""
     guard.program(params)
-    cfg, vocab, block = _shape(params, 'your params')
+    cfg, vocab, block = _shape(params)
     _need(vocab >= 1_000_000, f'the vocabulary must have at least 1,000,000 tokens; got {vocab:,}')
     _need(cfg['d_model'] <= 8, f'keep d_model <= 8 (the check multiplies by a {vocab:,}-row '
                                f'out_emb); got {cfg["d_model"]}')
@@ -153,7 +140,7 @@ def check_5_2(params, n_inputs=200, length=32):
 def check_5_4(params, n_inputs=10):
     """Sort distinct numbers from a vocabulary of at least 1,000 (block_size >= 64)."""
     guard.program(params)
-    cfg, vocab, block = _shape(params, 'your params')
+    cfg, vocab, block = _shape(params)
     _need(vocab >= 1000, f'the vocabulary must have at least 1,000 tokens; got {vocab:,}')
     _need(cfg['d_model'] <= 2048, f'keep d_model <= 2,048 so the check stays fast; got '
                                   f'{cfg["d_model"]}')
@@ -170,8 +157,7 @@ def check_5_4(params, n_inputs=10):
         k = int(rng.integers(2, 31))
         prompts.append(rng.choice(np.arange(1, vocab), size=k, replace=False).tolist() + [0])
     answers = [sorted(p[:-1]) for p in prompts]
-    got = _run_each(params, prompts, [len(a) for a in answers])
-    _first_wrong(prompts, got, answers, 'input')
+    _check_answers(params, prompts, answers)
     return Passed(f'{len(prompts)} inputs of up to 30 distinct numbers from 1..{top:,} sorted '
                   f'(4 hand-made: both ends, 30 neighbours in decreasing order; '
                   f'{n_inputs} seeded); {cfg["n_layers"]} layer(s), d_model {cfg["d_model"]}')
@@ -181,7 +167,7 @@ def check_5_4(params, n_inputs=10):
 def check_5_6(params, n_inputs=120):
     """Sort with repeated elements: numbers 1..15 (repeats allowed), up to 12 of them, then 0."""
     guard.program(params)
-    cfg, vocab, block = _shape(params, 'your params')
+    cfg, vocab, block = _shape(params)
     _need(vocab >= 16, f'the vocabulary must have at least 16 tokens (numbers 1..15 and the '
                        f'terminator 0); got vocab_size {vocab}')
     _need(block >= 24, f'block_size must be at least 24 (12 numbers, 0, 11 outputs); got {block}')
@@ -193,7 +179,7 @@ def check_5_6(params, n_inputs=120):
         pool = rng.choice(np.arange(1, 16), size=int(rng.integers(1, 5)), replace=False)
         prompts.append(rng.choice(pool, size=k).tolist() + [0])     # few values: many repeats
     answers = [sorted(p[:-1]) for p in prompts]
-    _check_by_length(params, prompts, answers, 'input')
+    _check_answers(params, prompts, answers)
     return Passed(f'{len(prompts)} inputs sorted with their repeats (7 hand-made, {n_inputs} seeded '
                   f'multisets of 2-12 numbers drawn from 1-4 distinct values in 1..15)')
 
@@ -211,7 +197,7 @@ def encode_numbers(numbers):
 def check_5_7(params, n_inputs=40):
     """Sort up to 8 distinct numbers below 1,000 written with digit tokens (see module doc)."""
     guard.program(params)
-    cfg, vocab, block = _shape(params, 'your params')
+    cfg, vocab, block = _shape(params)
     _need(vocab >= 12, f'the vocabulary needs at least 12 tokens (digits 0-9, COMMA = 10, '
                        f'END = 11); got vocab_size {vocab}')
     _need(block >= 64, f'block_size must be at least 64 (up to 32 input tokens and as many '
@@ -229,8 +215,7 @@ def check_5_7(params, n_inputs=40):
         lists.append(rng.permutation(sorted(values)).tolist())
     prompts = [encode_numbers(v) for v in lists]
     answers = [encode_numbers(sorted(v)) for v in lists]
-    got = _run_each(params, prompts, [len(a) for a in answers])
-    _first_wrong(prompts, got, answers, 'input')
+    _check_answers(params, prompts, answers)
     return Passed(f'{len(prompts)} lists of 1-8 distinct numbers below 1,000 sorted in the '
                   f'digit format (6 hand-made with shared prefixes and 0, {n_inputs} seeded)')
 

@@ -1,0 +1,35 @@
+"""Chapter 5: Min, Max and Sort with one attention-only layer and no positions.
+
+* ``minmax``: Min and Max on the upper half of the layer-norm circle (Fig. 5.2);
+* ``sorting``: powerpoints (points whose gaps halve) and Sort built on them (Figs. 5.3-5.5);
+* ``limits``: seeded inputs and the error counts that locate where each breaks;
+* ``figures``: the chapter's pictures, one ``draw_*(fig, ...)`` each.
+
+All programs here are plain float64 arrays (NumPy's default; the book's text
+says "fp32").  ``taotp.params.as_dtype(params, np.float32)`` gives a float32
+copy that the forward pass keeps in float32, which is how the float32 limits
+of the chapter are measured.
+
+``SOURCE`` holds the numbers the preprint states for this chapter (whole-program
+parameter counts live in ``taotp.programs.CATALOGUE``).
+"""
+from .minmax import (MIN_LAYOUT, build_max_transformer, build_min_transformer, max_so_far,
+                     min_angles, min_so_far)
+from .sorting import (SORT_LAYOUT, build_sort_transformer, nextpoint, powerpoints,
+                          sort_reference, stretch)
+from .limits import min_errors, random_min_inputs, random_sort_inputs, sort_errors
+from .figures import draw_powerpoints, draw_sort_run
+
+SOURCE = {
+    'min_total': lambda n: 6 * n + 39,   # Min for n numbers below n ("6 n + 39 parameters")
+    'min_non0_outside_tok_emb': 11,   # "only 11 of them are non-zero" (Min, any n)
+    'sort_non0_printed': 166,         # Sort, n = 28: printed as the whole count; it is tok_emb's
+    'sort_non0_outside_tok_emb': 18,  # Sort, n = 28
+    'sort_exact_up_to': 28,           # "robust for up to 28 numbers"
+}
+
+__all__ = ['MIN_LAYOUT', 'SORT_LAYOUT', 'SOURCE', 'build_min_transformer',
+           'build_max_transformer', 'build_sort_transformer', 'min_angles', 'min_so_far',
+           'max_so_far', 'stretch', 'powerpoints', 'nextpoint', 'sort_reference',
+           'random_sort_inputs', 'random_min_inputs', 'sort_errors', 'min_errors',
+           'draw_powerpoints', 'draw_sort_run']
