@@ -50,7 +50,7 @@ from .addition import (build_decimal_addition_transformer, build_MLP,
                        build_multi_digit_mod_transformer, build_single_digit_mod_transformer)
 from .encodings import (distinguishability, hamming_embedding, og_embedding, padding_dimension,
                         rotation_encoding)
-from .interpreter import ProgramError, dump_program, load_program
+from .interpreter import ProgramError, compile_TAOTP, dump_program, load_program
 
 __version__ = '0.1.0'
 
@@ -84,7 +84,7 @@ __all__ = [
     'build_sort_transformer', 'build_MLP', 'build_single_digit_mod_transformer',
     'build_multi_digit_mod_transformer', 'build_decimal_addition_transformer',
     'og_embedding', 'rotation_encoding', 'distinguishability', 'padding_dimension',
-    'hamming_embedding', 'load_program', 'dump_program', 'ProgramError',
+    'hamming_embedding', 'load_program', 'dump_program', 'compile_TAOTP', 'ProgramError',
     # chapter modules
     'hello_world', 'lookup', 'search', 'sort', 'addition', 'encodings', 'interpreter',
     'coupling', 'selective',

@@ -46,6 +46,10 @@ def _register_png_display():
         return
     shell = get_ipython()
     if shell is not None and 'IPKernelApp' in shell.config:
+        try:   # ipywidgets imports this later, and it would install its own PNG formatter
+            import matplotlib_inline.backend_inline  # noqa: F401
+        except ImportError:
+            pass
         shell.display_formatter.formatters['image/png'].for_type(Figure, png)
 
 
