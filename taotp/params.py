@@ -193,6 +193,9 @@ def param_problems(params):
     if p:
         return [p]
     vocab, d_model = tok.shape
+    if vocab == 0 or d_model == 0:
+        return [Problem(f"'tok_emb' has shape {tok.shape}; a program needs vocab_size >= 1 and "
+                        f"d_model >= 1", ('tok_emb',))]
     out, p = _array_problem(('out_emb',), params['out_emb'], 2)
     problems += [x for x in (p, _shape_problem(('out_emb',), out, (vocab, d_model),
                                                'vocab_size, d_model')) if x]

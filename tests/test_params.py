@@ -121,3 +121,28 @@ def test_positions_are_checked(params):
         taotp.transformer([1, 2], **params, positions=np.array([0, 9]))
     with pytest.raises(ParamsError, match='must be integer ids'):
         taotp.transformer([1, 2], **params, positions=np.array([0.0, 1.0]))
+
+
+def test_an_empty_embedding_is_a_problem():
+    for shape in ((0, 3), (4, 0)):
+        params = taotp.base_params(2, 3, 3)
+        params['tok_emb'] = params['out_emb'] = np.zeros(shape)
+        with pytest.raises(taotp.ParamsError, match=r"needs vocab_size >= 1 and d_model >= 1"):
+            taotp.validate_params(params)
+
+
+def test_problems_carry_the_path_of_their_field(rng):
+    params = taotp.random_params(rng, n_layers=2)
+    params['layers'][1]['Q'] = params['layers'][1]['Q'][:, :-1]
+    params['lnf'] = {'gamma': np.ones(3)}
+    paths = [p.path for p in taotp.param_problems(params)]
+    assert ('layers', 1, 'Q') in paths and ('lnf', 'gamma') in paths
+
+
+def test_params_equal_is_bitwise(rng):
+    a = taotp.random_params(rng)
+    b = {k: (v.copy() if isinstance(v, np.ndarray) else v) for k, v in a.items()}
+    assert taotp.params_equal(a, b)
+    b['tok_emb'][0, 0] = -0.0 if a['tok_emb'][0, 0] == 0 else np.nextafter(a['tok_emb'][0, 0], 1)
+    assert not taotp.params_equal(a, b)
+    assert taotp.params_difference(a, b).startswith("'tok_emb': ")
