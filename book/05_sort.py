@@ -108,7 +108,8 @@ harden, out_scale = taotp.sort.minmax.HARDEN, taotp.sort.minmax.OUT_SCALE   # th
 print('Q[0][:, 0] =', layer['Q'][0, :, 0], f' (e(pi/2) times harden = {harden:g})')
 print('K[0][:, 0] =', layer['K'][0, :, 0], ' (e(0))')
 print(f'V[0] = identity, P[0] = out_scale * identity ({out_scale:g}):',
-      np.array_equal(layer['V'][0], np.eye(3)), np.array_equal(layer['P'][0], out_scale * np.eye(3)))
+      np.array_equal(layer['V'][0], np.eye(3)),
+      np.array_equal(layer['P'][0], out_scale * np.eye(3)))
 print('Max differs only in K:', taotp.build_max_transformer(19, 8)['layers'][0]['K'][0, :, 0])
 
 # %% [markdown]
@@ -141,7 +142,7 @@ for name, builder, reference in (('Min', taotp.build_min_transformer, taotp.sort
     report = taotp.verify_batch(got, want, every, scope=f'{name}: all 5^5 sequences, every prefix')
     print(report)
     assert report.ok
-seeded = taotp.sort.random_min_inputs(2000, 32, 500, np.random.default_rng(5))
+seeded = taotp.sort.random_min_inputs(2000, 32, 500, rng=np.random.default_rng(5))
 for name, builder, pick in (('Min', taotp.build_min_transformer, np.min),
                             ('Max', taotp.build_max_transformer, np.max)):
     got = taotp.last_token_argmax(seeded, builder(2000, 32))
@@ -278,7 +279,7 @@ n_seeded = n_wrong = 0
 for n in range(3, 29):
     sorter = taotp.build_sort_transformer(n, 2 * n)
     for length in sorted({1, (n - 1) // 2 or 1, n - 1}):
-        prompts = taotp.sort.random_sort_inputs(n, length, 10, check_rng)
+        prompts = taotp.sort.random_sort_inputs(n, length, 10, rng=check_rng)
         got = taotp.decode_batch(prompts, sorter, length)[:, length + 1:]
         n_seeded += len(prompts)
         n_wrong += int((got != np.sort(prompts[:, :-1], axis=1)).any(axis=1).sum())
@@ -303,7 +304,8 @@ for v in (10, 19, 100):
 counts, non0 = taotp.count_params(program), taotp.count_non0_params(program)
 rows.append(('Sort, n = 28, block 100', counts['n_params'], '(not stated)',
              non0['n_params'] - non0['tok_emb'], book['sort_non0_outside_tok_emb']))
-print(f'{"program":24} {"total":>6} {"book total":>14} {"non-zero outside tok_emb":>25} {"book":>5}')
+print(f'{"program":24} {"total":>6} {"book total":>14} {"non-zero outside tok_emb":>25} '
+      f'{"book":>5}')
 for name, total, book_total, outside, book_outside in rows:
     print(f'{name:24} {total:>6} {book_total:>14} {outside:>25} {book_outside:>5}')
 print('\nSort n = 28, non-zero by table:', non0)
@@ -343,7 +345,8 @@ print(f'Sort, float32, book constants: sizes n = 3, 8, ..., 28 with errors: '
       f'{sum(e > 0 for e in float32_book)} of {len(float32_book)} sizes')
 last_ok, first_bad = taotp.first_failure(range(8, 20), lambda n: taotp.sort.sort_errors(
     n, dtype=np.float32, out_scale=1e8))
-print(f'Sort, float32, out_scale = 1e8: exact up to n = {last_ok}, first failure at n = {first_bad}')
+print(f'Sort, float32, out_scale = 1e8: exact up to n = {last_ok}, '
+      f'first failure at n = {first_bad}')
 
 # %% [markdown]
 # Why 28? The score of the right key and of its nearest rival differ by

@@ -137,7 +137,8 @@ xs = np.sort(rng.uniform(0, 10, size=8))
 ys = rng.normal(size=8)
 weights = taotp.build_MLP(xs, ys)
 print(f'{len(xs)} points, {weights.d_ff} hidden units, min_sep = {weights.min_sep:.3f}')
-print('largest error on the points:', np.abs(taotp.addition.mlp_apply(weights, xs)[:, 0] - ys).max())
+print('largest error on the points:',
+      np.abs(taotp.addition.mlp_apply(weights, xs)[:, 0] - ys).max())
 fig = taotp.plot.figure((6.5, 3))
 taotp.addition.draw_build_mlp(fig, xs, ys)
 fig
@@ -332,7 +333,8 @@ for n in (1, 2, 3):
     mlp = sum(layer[k].size for k in ('M1', 'b1', 'M2', 'b2'))
     mlp0 = sum(int((layer[k] != 0).sum()) for k in ('M1', 'b1', 'M2', 'b2'))
     print(f'{n} digit(s): {total:>7,} total, {taotp.count_non0_params(model)["n_params"]:>7,} '
-          f'non-zero, MLP {mlp:,} ({100 * mlp / total:.1f}%), non-zero MLP {mlp0:,}   (book {book})')
+          f'non-zero, MLP {mlp:,} ({100 * mlp / total:.1f}%), non-zero MLP {mlp0:,}   '
+          f'(book {book})')
     names += [f'{n} digit: MLP', f'{n} digit: rest']
     values += [mlp, total - mlp]
 taotp.plot.bars(names, values, title='decimal adder: parameters in the MLP vs everything else',

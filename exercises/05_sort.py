@@ -84,8 +84,9 @@ check('5.2', build_min_million())
 # %% [markdown]
 # ## Puzzle 5.4 · Sort a large vocabulary (budget: vocabulary ≥ 1,000, d_model ≤ 2,048)
 #
-# *This puzzle is missing from the source text; we reconstructed it from the chapter's
-# prose, which promises "the full construction" for large vocabularies as an exercise.*
+# *The plain-text copy of the preprint that this edition works from lost this puzzle's
+# statement; we reconstructed it from the chapter's prose, which promises "the full
+# construction" for large vocabularies as an exercise.*
 #
 # Build a program on the standard transformer that sorts up to 30 distinct numbers from
 # 1..999 (vocabulary at least 1,000, block size at least 64), any number of layers and heads.
@@ -153,7 +154,7 @@ check('5.7', build_multi_digit_sort())
 
 # %%
 train_rng = np.random.default_rng(58)
-examples = [taotp.sort.random_sort_inputs(28, k, 4, train_rng) for k in (3, 9, 27)]
+examples = [taotp.sort.random_sort_inputs(28, k, 4, rng=train_rng) for k in (3, 9, 27)]
 print('a few training inputs:', [e[0].tolist() for e in examples])
 
 
@@ -162,7 +163,7 @@ def accuracy(params, n=28, count=100, seed=580):
     rng = np.random.default_rng(seed)
     right = total = 0
     for k in range(1, n):
-        prompts = taotp.sort.random_sort_inputs(n, k, count // (n - 1) + 1, rng)
+        prompts = taotp.sort.random_sort_inputs(n, k, count // (n - 1) + 1, rng=rng)
         out = taotp.decode_batch(prompts, params, k)[:, k + 1:]
         right += int((out == np.sort(prompts[:, :-1], axis=1)).all(axis=1).sum())
         total += len(prompts)

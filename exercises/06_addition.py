@@ -24,9 +24,9 @@
 # have no checker; their discussion is in `solutions/06_addition.ipynb`.
 #
 # Token format for every program puzzle: digits 0-9, '+' = 10, '=' = 11; operands zero padded, most
-# significant digit first (6.19 drops the padding). Useful helpers: `taotp.build_MLP`,
-# `taotp.addition.spike`, `taotp.addition.digit_embedding`, `taotp.addition.addition_prompts`, `taotp.addition.fit_lookup_mlp`, and the
-# three builders of the chapter.
+# significant digit first (6.19 drops the padding). Useful helpers: `taotp.build_MLP`, the three
+# builders of the chapter, and in `taotp.addition`: `spike`, `digit_embedding`, `addition_prompts`,
+# `mlp_inputs` (what an MLP reads) and `fit_lookup_mlp` (replace an MLP by a lookup of those keys).
 
 # %%
 # On Colab, install the book's package first; anywhere else this does nothing.

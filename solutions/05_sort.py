@@ -74,14 +74,16 @@ assert result
 def sort_limit(builder, sizes):
     for n in sizes:
         params = builder(n)
-        prompts = taotp.sort.random_sort_inputs(n, n - 1, 40, np.random.default_rng(n))
+        prompts = taotp.sort.random_sort_inputs(n, n - 1, 40, rng=np.random.default_rng(n))
         out = taotp.decode_batch(prompts, params, n - 1)[:, n:]
         if (out != np.sort(prompts[:, :-1], axis=1)).any():
             return n - 1
     return sizes[-1]
 
-print('book (gap ratio 1/2, q at a quarter):', sort_limit(lambda n: taotp.build_sort_transformer(n, 2 * n), range(26, 32)))
-print('gap ratio 0.6, q mid-window:        ', sort_limit(lambda n: build_sort_33(n, 2 * n), range(33, 42)))
+print('book (gap ratio 1/2, q at a quarter):',
+      sort_limit(lambda n: taotp.build_sort_transformer(n, 2 * n), range(26, 32)))
+print('gap ratio 0.6, q mid-window:        ',
+      sort_limit(lambda n: build_sort_33(n, 2 * n), range(33, 42)))
 
 
 # %% [markdown]
@@ -127,14 +129,16 @@ def gated_sort(prompt, vocab_size=10_000, scale=1e8):
     for _ in range(len(prompt) - 1):
         keys = np.array(seq)
         last = seq[-1]
-        score = scale * (emb[last] @ taotp.pos_enc_3d(np.pi / 2)) * (emb[keys] @ taotp.pos_enc_3d(0.0))
+        query, key = emb[last] @ taotp.pos_enc_3d(np.pi / 2), emb[keys] @ taotp.pos_enc_3d(0.0)
+        score = scale * query * key
         gate = keys * 1.0 - (last + 0.5)                    # (j, 1) . (1, -(i + 1/2))
         weights = taotp.softmax(np.where(gate > 0, score, -np.inf))
         seq.append(int(np.argmax(weights @ emb[keys] @ emb.T)))
     return seq[len(prompt):]
 
 gate_rng = np.random.default_rng(53)
-tests = [taotp.sort.random_sort_inputs(10_000, int(k), 1, gate_rng)[0] for k in gate_rng.integers(1, 40, 200)]
+tests = [taotp.sort.random_sort_inputs(10_000, int(k), 1, rng=gate_rng)[0]
+         for k in gate_rng.integers(1, 40, 200)]
 wrong = sum(gated_sort(t) != sorted(t[:-1].tolist()) for t in tests)
 print(f'gated attention sorts {len(tests)} seeded inputs over 1..9,999: {wrong} wrong')
 assert wrong == 0
@@ -239,7 +243,8 @@ def build_sort_with_repeats(vocab_size=16, block_size=32, max_len=12):
     V = vocab_size
     L = taotp.Layout([('tok', V), ('flag', 2), ('pos', V), ('neg', V), ('vote', V), ('anchor', 1)])
     d = L.d_model
-    tok, flag, pos, neg, vote = (np.arange(d)[L[name]] for name in ('tok', 'flag', 'pos', 'neg', 'vote'))
+    tok, flag, pos, neg, vote = (np.arange(d)[L[name]]
+                                 for name in ('tok', 'flag', 'pos', 'neg', 'vote'))
     anchor = L['anchor'].start
 
     def zero_sum(W):                                  # balance every column on the anchor row
@@ -516,7 +521,8 @@ def build_multi_digit_sort(block_size=64, ballast=1e6, H=80.0):
             ind += [c(1, P[0]), tok(P[1])]
         units.append(AND(ind, {idx('qslot', slot_id[(Lx, k, P)]): 1.0}))
     for Lx in (1, 2, 3):
-        units.append(AND([idx('lstar', Lx - 1), idx('qk', Lx), idx('rflag')], {idx('vote', COMMA): 10.0}))
+        units.append(AND([idx('lstar', Lx - 1), idx('qk', Lx), idx('rflag')],
+                         {idx('vote', COMMA): 10.0}))
         units.append(AND([idx('lstar', Lx - 1), idx('qk', Lx)], {idx('vote', END): 10.0},
                          negated=[idx('rflag')]))
     l3 = layer(1, 1, 1, units)

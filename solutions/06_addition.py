@@ -289,7 +289,8 @@ def wide_mod_adder(n, shrink):
     return taotp.addition.fit_lookup_mlp(p, reps, sums % 10)
 
 p615, sep = wide_mod_adder(3, 1000)
-book_sep = taotp.addition.min_sep(taotp.addition.mlp_keys(taotp.build_multi_digit_mod_transformer(3)))
+book_keys = taotp.addition.mlp_keys(taotp.build_multi_digit_mod_transformer(3))
+book_sep = taotp.addition.min_sep(book_keys)
 print(f'3 digits: separation {sep:.2e} (book construction {book_sep:.2e})')
 result = check('6.15', p615)
 assert result
@@ -308,7 +309,8 @@ def key_sep(n, shrink):
     return taotp.addition.min_sep(layer_norm(X)[:, 0])
 
 for n in (3, 5):
-    print(f'{n} digits: book scale {key_sep(n, 1):.2e}, divided by 10^{n}: {key_sep(n, 10 ** n):.2e}')
+    print(f'{n} digits: book scale {key_sep(n, 1):.2e}, '
+          f'divided by 10^{n}: {key_sep(n, 10 ** n):.2e}')
 
 
 # %% [markdown]
@@ -379,7 +381,8 @@ def build_prefix_adder(n=2, block=14, A=1e6, B=1e8):
 
 p616, sep = build_prefix_adder()
 print(f'key separation {sep:.1e}, {taotp.count_params(p616)["n_params"]:,} parameters')
-print('prefix 3 1, then 45 + 78 =', taotp.decode([3, 1, 4, 5, 10, 7, 8, 11], p616, max_steps=3)[8:].tolist())
+print('prefix 3 1, then 45 + 78 =',
+      taotp.decode([3, 1, 4, 5, 10, 7, 8, 11], p616, max_steps=3)[8:].tolist())
 result = check('6.16', p616)
 assert result
 
@@ -577,6 +580,7 @@ def build_multiplier(n):
     seqs = np.concatenate([prompts, digits[:, :-1]], axis=1)
     return taotp.addition.fit_lookup_mlp(p, seqs, digits, at=range(2 * n + 1, 4 * n + 1))[0]
 
-print('47 x 86 =', taotp.decode([4, 7, 10, 8, 6, 11], build_multiplier(2), max_steps=4)[6:].tolist())
+print('47 x 86 =',
+      taotp.decode([4, 7, 10, 8, 6, 11], build_multiplier(2), max_steps=4)[6:].tolist())
 result = check('6.20', build_multiplier)
 assert result

@@ -1,4 +1,4 @@
-"""Chapter 6: the spike, build_MLP and the three adders, against plain Python and the book's counts."""
+"""Chapter 6: the spike, build_MLP and the three adders against plain Python and the book."""
 import time
 
 import numpy as np

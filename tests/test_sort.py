@@ -58,7 +58,7 @@ def test_min_max_exhaustive_small(builder, reference):
 @pytest.mark.parametrize('vocab_size', [100, 1000, 2000])
 def test_min_max_seeded_up_to_the_limit(builder, pick, vocab_size, rng):
     params = builder(vocab_size, 32)
-    inputs = random_min_inputs(vocab_size, 32, 300, rng)
+    inputs = random_min_inputs(vocab_size, 32, 300, rng=rng)
     assert np.array_equal(last_token_argmax(inputs, params), pick(inputs, axis=1))
 
 
@@ -190,7 +190,7 @@ def test_sort_every_order_n6():
 def test_sort_seeded_permutations_up_to_28(n, rng):
     params = build_sort_transformer(n, 2 * n)
     for length in sorted({1, n // 2, n - 1}):
-        prompts = random_sort_inputs(n, length, 20, rng)
+        prompts = random_sort_inputs(n, length, 20, rng=rng)
         got = taotp.decode_batch(prompts, params, length)[:, length + 1:]
         assert [list(r) for r in got] == [sort_reference(r) for r in prompts]
 
@@ -236,7 +236,7 @@ def test_sort_hardening_ranges():
     (lambda: build_sort_transformer(2, 4), ValueError, r'build_sort_transformer: n must be >= 3'),
     (lambda: build_sort_transformer(10, 4, out_scale=np.inf), ValueError,
      'build_sort_transformer: out_scale must be a positive finite number; got inf'),
-    (lambda: random_sort_inputs(5, 5, 3, np.random.default_rng(0)), ValueError,
+    (lambda: random_sort_inputs(5, 5, 3, rng=np.random.default_rng(0)), ValueError,
      'length must be <= n - 1 = 4; got 5'),
     (lambda: last_token_argmax(np.array([1, 2]), build_min_transformer(4, 4)), ValueError,
      r'tokens must have shape \(batch, n\)'),

@@ -128,7 +128,8 @@ def check_5_2(params, n_inputs=200, length=32):
     if len(bad):
         k = int(bad[0])
         shown = rows[k].tolist()
-        raise Finding(f'input of length {length} ending {shown[-4:]} (holding {sorted(set(shown))[:3]}'
+        raise Finding(f'input of length {length} ending {shown[-4:]} '
+                      f'(holding {sorted(set(shown))[:3]}'
                       f'...): expected {int(want[k])}, got {int(got[k])} · first failure, input '
                       f'{k + 1} of {len(rows)} ({len(bad)} wrong)', shown)
     return Passed(f'the minimum of {len(rows)} seeded inputs of length {length} over a vocabulary '
@@ -180,7 +181,8 @@ def check_5_6(params, n_inputs=120):
         prompts.append(rng.choice(pool, size=k).tolist() + [0])     # few values: many repeats
     answers = [sorted(p[:-1]) for p in prompts]
     _check_answers(params, prompts, answers)
-    return Passed(f'{len(prompts)} inputs sorted with their repeats (7 hand-made, {n_inputs} seeded '
+    return Passed(f'{len(prompts)} inputs sorted with their repeats (7 hand-made, '
+                  f'{n_inputs} seeded '
                   f'multisets of 2-12 numbers drawn from 1-4 distinct values in 1..15)')
 
 

@@ -143,7 +143,10 @@ def _single_pairs():
 
 @checker('6.2')
 def check_6_2(spike):
-    """``spike(x0, a0)`` -> (M1 (1, 3), b1 (3,), M2 (3, 1), b2 (1,)): height a0 at x0, 0 off (x0-1, x0+1)."""
+    """``spike(x0, a0)`` -> (M1 (1, 3), b1 (3,), M2 (3, 1), b2 (1,)).
+
+    Height a0 at x0 and 0 outside (x0 - 1, x0 + 1).
+    """
     cases = [(0.0, 1.0), (2.5, -3.0), (-7.0, 0.25), (1e3, 42.0), (0.3, 0.0)]
     for x0, a0 in cases:
         out = guard.call(spike, x0, a0, what='your spike', on=f'x0={x0}, a0={a0}')

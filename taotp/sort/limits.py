@@ -15,10 +15,10 @@ from .minmax import build_max_transformer, build_min_transformer
 from .sorting import build_sort_transformer
 
 
-def random_sort_inputs(n, length, count, rng):
+def random_sort_inputs(n, length, count, *, rng):
     """``count`` rows: ``length`` distinct numbers from 1..n-1 in random order, then 0.
 
-    >>> random_sort_inputs(10, 3, 2, np.random.default_rng(0)).shape
+    >>> random_sort_inputs(10, 3, 2, rng=np.random.default_rng(0)).shape
     (2, 4)
     """
     check_int('random_sort_inputs', 'length', length, 1)
@@ -29,7 +29,7 @@ def random_sort_inputs(n, length, count, rng):
                            np.zeros((count, 1), dtype=np.int64)], axis=1)
 
 
-def random_min_inputs(vocab_size, length, count, rng, near_ends=True):
+def random_min_inputs(vocab_size, length, count, *, rng, near_ends=True):
     """Seeded Min inputs; with ``near_ends`` half of the values sit near 0 and V-1.
 
     The hardest cases for the circle construction are neighbouring tokens at the
@@ -53,7 +53,7 @@ def sort_errors(n, count=50, seed=0, dtype=np.float64, length=None, **scales):
     length = n - 1 if length is None else length
     params = build_sort_transformer(n, length + max(length, 1), **scales)
     params = params if dtype == np.float64 else as_dtype(params, dtype)
-    inputs = random_sort_inputs(n, length, count, np.random.default_rng([seed, n]))
+    inputs = random_sort_inputs(n, length, count, rng=np.random.default_rng([seed, n]))
     with np.errstate(over='ignore', invalid='ignore', divide='ignore'):
         out = decode_batch(inputs, params, length)[:, length + 1:]
     return int((out != np.sort(inputs[:, :-1], axis=1)).any(axis=1).sum())
@@ -72,7 +72,7 @@ def min_errors(vocab_size, count=300, length=16, seed=0, dtype=np.float64, hard=
     params = builder(vocab_size, length, **scales)
     params = params if dtype == np.float64 else as_dtype(params, dtype)
     inputs = random_min_inputs(vocab_size, length, count,
-                               np.random.default_rng([seed, vocab_size]), near_ends=hard)
+                               rng=np.random.default_rng([seed, vocab_size]), near_ends=hard)
     with np.errstate(over='ignore', invalid='ignore', divide='ignore'):
         got = last_token_argmax(inputs, params)
     want = inputs.max(axis=1) if largest else inputs.min(axis=1)
