@@ -18,6 +18,8 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+for _var in ('OPENBLAS_NUM_THREADS', 'OMP_NUM_THREADS', 'MKL_NUM_THREADS'):
+    os.environ.setdefault(_var, '1')     # as the test suite does (tests/conftest.py)
 PYTEST = [sys.executable, '-m', 'pytest', '-q']
 FOLDERS = ['tests', 'book', 'exercises', 'solutions']
 

@@ -9,10 +9,14 @@ with jupytext, executed top to bottom with nbclient in the notebook's folder
 its outputs; the script is rewritten too, so the pair is in sync.  Two
 notebooks run at a time (the machine's two cores).
 """
+import os
 import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+
+for _var in ('OPENBLAS_NUM_THREADS', 'OMP_NUM_THREADS', 'MKL_NUM_THREADS'):
+    os.environ.setdefault(_var, '1')     # kernels inherit it; see tests/conftest.py
 
 import jupytext
 from nbclient import NotebookClient
