@@ -53,16 +53,16 @@ check('9.1', parity_sequence)
 # %% [markdown]
 # ## Puzzle 9.2 · The addition format (budget: none)
 #
-# `addition_text(operands)` returns the whole string, e.g. `[57, 48, 96]` ->
+# `scratchpad_text(operands)` returns the whole string, e.g. `[57, 48, 96]` ->
 # `057+048+096=000>750>501>102`: every number padded to the digits of
 # $(10^L - 1)\cdot m$ ($L$ the longest operand), operands plain, running sums from
 # $b_0 = 0$ reversed.
 
 # %%
-def addition_text(operands):
+def scratchpad_text(operands):
     return None  # your code here
 
-check('9.2', addition_text)
+check('9.2', scratchpad_text)
 
 
 # %% [markdown]

@@ -59,7 +59,7 @@ assert result
 # ## Puzzle 9.2 · The addition format
 
 # %%
-def addition_text(operands):
+def scratchpad_text(operands):
     longest = max(len(str(a)) for a in operands)
     ell = len(str((10 ** longest - 1) * len(operands)))
     sums, run = [], 0
@@ -69,7 +69,7 @@ def addition_text(operands):
     return '+'.join(str(a).zfill(ell) for a in operands) + '=' + '>'.join(sums)
 
 
-result = check('9.2', addition_text)
+result = check('9.2', scratchpad_text)
 assert result
 
 
@@ -82,7 +82,7 @@ assert result
 
 # %%
 def bilevel_ids(operands, s1, s2):
-    text = addition_text(operands)
+    text = scratchpad_text(operands)
     ell = text.index('+') if '+' in text else text.index('=')
     p1, p2, number, j, query = [], [], 0, 0, True
     for c in text:
@@ -304,11 +304,67 @@ assert result
 # second value column (IS_BOS) writes 1/2, or 1 at the last bit, where nothing has ID
 # $p + 1$. The MLP computes $x_k \oplus y_{k-1} = \sigma(x + y) - 2\sigma(x + y - 1)$ and
 # an end flag $4\sigma(\text{END} - 3/4)$. The PreLN tricks are those of the adder's port
-# (paired features, $\pm\varepsilon$ head outputs). `taotp.coupling.build_parity_program`
-# is that program:
+# (paired features, $\pm\varepsilon$ head outputs): each feature is a pair $(v, -v)$ and
+# every token row has the same norm, so the first layer norm is the constant scale
+# `sigma0`, folded into the weights.
 
 # %%
-params = C.build_parity_program(max_bits=100)
+import math
+from taotp.coupling import PARITY_VOCAB, position_codes
+
+
+def parity_program(max_bits=100, lam=20.0, eps=1e-3):
+    P = math.ceil(math.log2(max_bits + 3))     # IDs up to 1 + max_bits; the next code must not wrap
+    L = taotp.Layout([('BIT', 2), ('IS_BOS', 2), ('ONES', 2), ('FILL', 2), ('POS', 2 * P),
+                      ('POS_NEXT', 2 * P), ('X', 2), ('END', 2), ('OUT', 2), ('EOS', 2)])
+    d = L.d_model
+    plus = lambda name: L[name].start                                    # noqa: E731
+    minus = lambda name: L[name].start + (L[name].stop - L[name].start) // 2   # noqa: E731
+    bos_id = PARITY_VOCAB.index('$')
+    # embeddings: every row has squared norm 6 + 4P (BOS fills in for its missing codes)
+    tok = np.zeros((len(PARITY_VOCAB), d))
+    for t, c in enumerate(PARITY_VOCAB):
+        bit, bos = (1.0 if c == '1' else -1.0), (1.0 if c == '$' else -1.0)
+        tok[t, L['BIT']], tok[t, L['IS_BOS']], tok[t, L['ONES']] = [bit, -bit], [bos, -bos], [1, -1]
+    tok[bos_id, L['FILL']] = [(2 * P) ** 0.5, -(2 * P) ** 0.5]
+    pos = np.zeros((2 ** P, d))
+    for p in range(1, 2 ** P):
+        cur, nxt = np.split(position_codes(P, p), 2)
+        pos[p, L['POS']], pos[p, L['POS_NEXT']] = np.r_[cur, -cur], np.r_[nxt, -nxt]
+    sigma0 = ((6 + 4 * P) / d) ** 0.5          # LN(x0) = x0 / sigma0
+    # one head: the query's next code meets the key's code; BOS is the sink
+    Q, K = np.zeros((1, d, P + 1)), np.zeros((1, d, P + 1))
+    V, Pm = np.zeros((1, d, 2)), np.zeros((1, d, 2))
+    qs = sigma0 * (P + 1) ** 0.5               # the engine divides scores by sqrt(d_head)
+    for i in range(P):
+        Q[0, plus('POS_NEXT') + i, i], K[0, plus('POS') + i, i] = lam ** 0.5 * qs, lam ** 0.5 * sigma0
+    Q[0, plus('ONES'), P] = (lam * P) ** 0.5 * qs
+    K[0, plus('IS_BOS'), P] = K[0, plus('ONES'), P] = (lam * P) ** 0.5 * sigma0 / 2
+    V[0, plus('BIT'), 0] = V[0, plus('ONES'), 0] = sigma0                 # 2 * bit
+    V[0, plus('IS_BOS'), 1] = V[0, plus('ONES'), 1] = sigma0 / 2          # IS_BOS
+    Pm[0, plus('X'), 0], Pm[0, minus('X'), 0] = eps, -eps
+    Pm[0, plus('END'), 1], Pm[0, minus('END'), 1] = eps, -eps
+    # MLP: x XOR y = relu(x + y) - 2 relu(x + y - 1); end flag relu(END - 3/4)
+    gain = sigma0 / (2 * eps)
+    M1, b1 = np.zeros((d, 3)), np.array([0.5, -0.5, -0.75])
+    for u in (0, 1):
+        M1[plus('X'), u], M1[minus('X'), u], M1[plus('BIT'), u] = gain, -gain, sigma0 / 2
+    M1[plus('END'), 2], M1[minus('END'), 2] = gain, -gain
+    M2, b2 = np.zeros((3, d)), np.zeros(d)
+    M2[0, plus('OUT')], M2[0, minus('OUT')] = 1.0, -1.0
+    M2[1, plus('OUT')], M2[1, minus('OUT')] = -2.0, 2.0
+    M2[2, plus('EOS')], M2[2, minus('EOS')] = 4.0, -4.0
+    b2[plus('OUT')], b2[minus('OUT')] = -0.5, 0.5                          # OUT = (z - 1/2, 1/2 - z)
+    out = np.zeros((len(PARITY_VOCAB), d))
+    out[PARITY_VOCAB.index('1'), plus('OUT')] = out[PARITY_VOCAB.index('0'), minus('OUT')] = 1.0
+    out[bos_id, plus('EOS')] = 10.0
+    layer = {'Q': Q, 'K': K, 'V': V, 'P': Pm, 'M1': M1, 'b1': b1, 'M2': M2, 'b2': b2,
+             'ln1': {'gamma': 1.0, 'beta': 0.0}, 'ln2': {'gamma': 1.0, 'beta': 0.0}}
+    return {'tok_emb': tok, 'pos_emb': pos, 'out_emb': out, 'layers': [layer],
+            'lnf': {'gamma': 1.0, 'beta': 0.0}}
+
+
+params = parity_program(max_bits=100)
 print(taotp.config(params)['d_model'], 'dimensions,', taotp.count_non0_params(params)['n_params'],
       'non-zero parameters')
 result = check('9.16', params)

@@ -18,8 +18,8 @@ pass (``taotp.model.forward``) with two position tables (one per ID level):
 the capacity of its tables, teacher forcing and greedy decoding.
 
     >>> adder = build_multi_operand_adder(2, 3)
-    >>> adder.generate([57, 48, 96])
-    (['0', '0', '0', '>', '7', '5', '0', '>', '5', '0', '1', '>', '1', '0', '2', '$'], 201)
+    >>> adder.generate([7, 8])
+    (['0', '0', '>', '7', '0', '>', '5', '1', '$'], 15)
 """
 from functools import cached_property
 
@@ -315,8 +315,8 @@ class MultiOperandAdder:
         """Raise unless the largest IDs ``top`` (one per level) fit the tables."""
         if top[0] > self.max_pos[0] or top[1] > self.max_pos[1]:
             raise ValueError(
-                f'{where}: the IDs {what} must be <= max_pos = {self.max_pos}, the rows of '
-                f'this adder\'s tables (built for {self.max_operands} operands of '
+                f'{where}: {what} must be <= max_pos = {self.max_pos}, the rows of this '
+                f'adder\'s tables (built for {self.max_operands} operands of '
                 f'{self.max_digits} digits); got {tuple(int(t) for t in top)}. Build a bigger '
                 f'adder, or pass check_capacity=False to let the IDs wrap around the codes')
 
@@ -326,7 +326,7 @@ class MultiOperandAdder:
             _check_offset(s, where)
         top = (offsets[0] + pad_length(ops), offsets[1] + len(ops))
         if check_capacity:
-            self._check_capacity(where, top, '(s1 + ell, s2 + m)')
+            self._check_capacity(where, top, 'the IDs (s1 + ell, s2 + m)')
         return ops, (self.params if check_capacity else self.code_params)
 
     # ------------------------------------------------------------------ running it
@@ -353,12 +353,9 @@ class MultiOperandAdder:
         ops, params = self._problem(operands, offsets, 'teacher_forced', check_capacity)
         seq = self.tokens(ops)
         start = seq.index(TOKEN_ID['=']) + 1          # the first response token
-        ids = self.ids(seq[:-1], offsets)
-        # the logits at start - 1 .. n - 2 predict tokens start .. n - 1
-        logits = forward(np.asarray(seq[:-1]), positions=list(ids), norm_fn=NORMS[self.variant],
-                         logits_at=slice(start - 1, None), **params)
-        predicted = ''.join(VOCAB[t] for t in logits.argmax(-1))
-        return ''.join(VOCAB[t] for t in seq[start:]), predicted
+        predicted = _answer_argmax(np.asarray(seq), start, self.ids(seq[:-1], offsets), params,
+                                   self.variant)
+        return ''.join(VOCAB[t] for t in seq[start:]), ''.join(VOCAB[t] for t in predicted)
 
     def generate(self, operands, offsets=(1, 1), max_steps=None, check_capacity=True):
         """Greedy decoding from ``$ query =`` with ``taotp.decode``.
@@ -377,6 +374,30 @@ class MultiOperandAdder:
                      positions=lambda toks: self.ids(toks, offsets), norm=self.variant)
         response = [VOCAB[t] for t in out[len(prompt):]]
         return response, read_total(response)
+
+
+SCORES_PER_PASS = 1 << 20     # attention scores per forward pass (8 MB: stays in cache)
+
+
+def _answer_argmax(seq, start, ids, params, norm):
+    """Greedy predictions of ``seq[start:]`` from the true tokens before each (teacher forcing).
+
+    The logits at positions start - 1 .. n - 2 predict tokens start .. n - 1.
+    Rows go through ``forward`` in blocks; a block of rows a..b - 1 needs only
+    the prefix ``seq[:b]`` (the mask hides the rest), so each pass holds at
+    most about ``SCORES_PER_PASS`` attention scores.  (``teacher_forced_argmax``
+    splits a batch, not the positions of one long sequence.)
+    """
+    fed = len(seq) - 1
+    n_heads = params['layers'][0]['Q'].shape[0]
+    rows = max(16, SCORES_PER_PASS // (n_heads * fed))
+    out = []
+    for a in range(start - 1, fed, rows):
+        b = min(a + rows, fed)
+        logits = forward(seq[:b], positions=[level[:b] for level in ids], norm_fn=NORMS[norm],
+                         logits_at=slice(a, b), **params)
+        out.append(logits.argmax(-1))
+    return np.concatenate(out)
 
 
 def build_multi_operand_adder(max_digits, max_operands, lam=20.0, norm=False, literal=False,

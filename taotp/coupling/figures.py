@@ -4,6 +4,7 @@
 widget and its kernel-free twin (``taotp.widgets.Explorer``).
 """
 import numpy as np
+from matplotlib.patches import Rectangle
 
 from .. import plot
 from ..widgets import Explorer, slider
@@ -19,7 +20,7 @@ def draw_ids(fig, tokens, levels, names=None, title='coupled position IDs'):
     levels = np.asarray(levels, dtype=float).reshape(len(levels), -1)
     names = names or [f'level {i + 1}' for i in range(len(levels))]
     ax = fig.subplots()
-    ax.imshow(levels, cmap='tab20', vmin=0, vmax=20, aspect='auto')
+    ax.imshow(levels, cmap='tab20', vmin=0, vmax=20, aspect='auto', interpolation='nearest')
     for (r, c), v in np.ndenumerate(levels):
         ax.text(c, r, str(int(v)), ha='center', va='center', fontsize=7)
     ax.set_xticks(range(len(tokens)), list(tokens), fontsize=8)
@@ -53,7 +54,7 @@ def draw_trapezoids(fig):
 def _head_panels(fig, weights, names):
     axes = fig.subplots(1, len(weights))
     for h, ax in enumerate(axes):
-        ax.imshow(np.sqrt(weights[h]), cmap='viridis', vmin=0, vmax=1)
+        ax.imshow(np.sqrt(weights[h]), cmap='viridis', vmin=0, vmax=1, interpolation='nearest')
         ax.set_title(names[h], fontsize=8)
         ax.set_xticks([])
         ax.set_yticks([])
@@ -76,32 +77,35 @@ def draw_heads(fig, operands=3, digits=2, lam=20.0):
 
 def heads_explorer():
     """Sliders for the operand count, the digits and lambda; the player sweeps lambda."""
-    return Explorer(draw_heads, size=(8.0, 2.4), operands=slider(1, 12, value=3),
+    return Explorer(draw_heads, size=(6.4, 1.9), operands=slider(1, 12, value=3),
                     digits=slider(1, 12, value=2), lam=slider(0.5, 6.0, 0.5, value=4.0))
 
 
 def draw_step(fig, step, operands=WORKED):
-    """Step ``step`` of the generation: each head's weights for the query that writes the next token."""
+    """Step ``step`` of the generation: each head's weights for the query that writes the next token.
+
+    One row per head, one column per token of the whole sequence (later tokens
+    are masked, so their weight is 0); the query's column is outlined.
+    """
     model = build_multi_operand_adder(max(len(str(a)) for a in operands), len(operands))
     seq = model.tokens(operands)[:-1]
-    t = model.trace(seq)
+    run = model.trace(seq)
     q = seq.index(TOKEN_ID['=']) + step
-    labels = [VOCAB[s] for s in seq[:q + 1]]
-    axes = fig.subplots(1, 4)
-    for h, ax in enumerate(axes):
-        ax.bar(range(q + 1), t.attn[0][h, q, :q + 1])
-        ax.set_xticks(range(q + 1), labels, fontsize=5)
-        ax.set_title(f'head {h + 1} ({HEADS[h]})', fontsize=8)
-        ax.set_ylim(0, 1)
-    fig.suptitle(f'step {step}: query {labels[q]!r} at position {q} writes '
-                 f'{VOCAB[int(t.logits[q].argmax())]!r}', fontsize=9)
+    ax = fig.subplots()
+    ax.imshow(run.attn[0][:, q, :], cmap='viridis', vmin=0, vmax=1, aspect='auto',
+              interpolation='nearest')
+    ax.add_patch(Rectangle((q - 0.5, -0.5), 1, 4, fill=False, ec='r', lw=1.5))
+    ax.set_xticks(range(len(seq)), [VOCAB[t] for t in seq], fontsize=7)
+    ax.set_yticks(range(4), [f'{h + 1} {name}' for h, name in enumerate(HEADS)], fontsize=7)
+    ax.set_title(f'step {step}: query {VOCAB[seq[q]]!r} at position {q} writes '
+                 f'{VOCAB[int(run.logits[q].argmax())]!r}', fontsize=9)
 
 
 def step_explorer(operands=WORKED):
     """A slider over the steps of the generation of ``operands``."""
     model = build_multi_operand_adder(max(len(str(a)) for a in operands), len(operands))
     steps = len(model.tokens(operands)) - len(model.prompt(operands))
-    return Explorer(lambda fig, step: draw_step(fig, step, operands), size=(10.0, 2.4),
+    return Explorer(lambda fig, step: draw_step(fig, step, operands), size=(6.4, 1.5),
                     step=slider(0, steps - 1))
 
 
@@ -142,7 +146,7 @@ def draw_capacity(fig, exact, inside, counts, lengths, title):
     ax = fig.subplots()
     extent = (counts[0] - 0.5, counts[-1] + 0.5, lengths[0] - 0.5, lengths[-1] + 0.5)
     im = ax.imshow(exact, origin='lower', cmap='viridis', vmin=0, vmax=100, aspect='auto',
-                   extent=extent)
+                   extent=extent, interpolation='nearest')
     edge = np.array([lengths[inside[:, j]].max() if inside[:, j].any() else lengths[0] - 1
                      for j in range(len(counts))])
     ax.step(np.r_[counts - 0.5, counts[-1] + 0.5], np.r_[edge, edge[-1]] + 0.5, where='post',
