@@ -27,7 +27,8 @@ def addition_text(tokens, sep=' '):
     return sep.join(SYMBOLS[int(t)] for t in tokens)
 
 
-def _check_digits(name, n_digits):
+def check_digits(name, n_digits):
+    """``n_digits`` must be an integer >= 1 (the message names the caller ``name``)."""
     if isinstance(n_digits, bool) or not isinstance(n_digits, (int, np.integer)) \
             or n_digits < 1:
         raise ValueError(f'{name}: n_digits must be an integer >= 1; got {n_digits!r}')
@@ -51,7 +52,7 @@ def addition_prompts(n_digits, pairs=None):
     >>> addition_prompts(2, [[45, 78]])[0].tolist()
     [[4, 5, 10, 7, 8, 11]]
     """
-    _check_digits('addition_prompts', n_digits)
+    check_digits('addition_prompts', n_digits)
     n = n_digits
     if pairs is None:
         a, b = np.divmod(np.arange(10 ** (2 * n)), 10 ** n)

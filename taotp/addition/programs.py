@@ -21,6 +21,7 @@ import numpy as np
 from ..blocks import pos_3d_enc_rotation_matrix, pos_enc_3d_array
 from ..model import layer_norm
 from ..params import base_layer, base_params
+from .data import check_digits
 from .mlp import OUT_SCALE, build_MLP
 
 HARDEN = 1e6          # the book's query scale for the multi-digit adders (Figs. 6.3, 6.4)
@@ -45,12 +46,6 @@ def digit_embedding(base=10, scale=100):
                          f'solution for a; need -3x^2 - 2x + 5 >= 0; got {disc.min():.3g}')
     a = (np.sqrt(disc) - x - 1) / 2
     return np.stack([x, np.ones_like(x), a, -x - a - 1], axis=1)
-
-
-def _check_digits(name, n_digits):
-    if isinstance(n_digits, bool) or not isinstance(n_digits, (int, np.integer)) \
-            or n_digits < 1:
-        raise ValueError(f'{name}: n_digits must be an integer >= 1; got {n_digits!r}')
 
 
 # ----------------------------------------------------------------------------- Fig. 6.2
@@ -125,7 +120,7 @@ def build_multi_digit_mod_transformer(n_digits, harden=HARDEN, out_scale=OUT_SCA
     >>> int(taotp.decode([4, 5, 10, 7, 8, 11], build_multi_digit_mod_transformer(2), 1)[-1])
     3
     """
-    _check_digits('build_multi_digit_mod_transformer', n_digits)
+    check_digits('build_multi_digit_mod_transformer', n_digits)
     block = 2 * n_digits + 2
     params = _adder_embeddings(block)
     n_sums = 2 * 10 ** n_digits - 1
@@ -170,7 +165,7 @@ def build_decimal_addition_transformer(n_digits, harden=HARDEN, out_scale=OUT_SC
     >>> taotp.decode([4, 5, 10, 7, 8, 11], p, max_steps=3)[-3:].tolist()
     [1, 2, 3]
     """
-    _check_digits('build_decimal_addition_transformer', n_digits)
+    check_digits('build_decimal_addition_transformer', n_digits)
     n = n_digits
     block = 3 * n + 2
     params = _adder_embeddings(block)
