@@ -234,14 +234,18 @@ def decode_variant(tokens, params, max_steps, eos=None, norm='layer', post_ln=Fa
     return decode(tokens, params, max_steps, eos, norm=norm, post_ln=post_ln)
 
 
-def _chunk_rows(params, n, chunk=None):
-    """Rows per chunk so the biggest intermediate stays near ``FLOAT_BUDGET`` numbers."""
+def _chunk_rows(params, n, chunk=None, n_logits=None):
+    """Rows per chunk so the biggest intermediate stays near ``FLOAT_BUDGET`` numbers.
+
+    ``n`` positions run per row; ``n_logits`` of them need logits (default: all).
+    """
     if chunk is not None:
         if isinstance(chunk, bool) or not isinstance(chunk, (int, np.integer)) or chunk < 1:
             raise ParamsError(f'chunk must be a positive integer; got {chunk!r}')
         return int(chunk)
     d_model = np.shape(params['tok_emb'])[1]
-    per_row = n * (d_model + np.shape(params['out_emb'])[0])
+    n_logits = n if n_logits is None else n_logits
+    per_row = n * d_model + n_logits * np.shape(params['out_emb'])[0]
     for layer in params['layers']:
         h, _, d_head = np.shape(layer['Q'])
         per_row = max(per_row, n * (h * n + 3 * h * d_head + d_model))
@@ -268,7 +272,7 @@ def decode_batch(tokens, params, n_steps, chunk=None, norm='layer', post_ln=Fals
     if n + n_steps - 1 > block_size(params):
         raise ParamsError(f'decode_batch: {n} + {n_steps} steps need {n + n_steps - 1} '
                           f'positions but block_size is {block_size(params)}')
-    rows = _chunk_rows(params, n + n_steps, chunk)
+    rows = _chunk_rows(params, n + n_steps, chunk, n_logits=1)
     done = []
     for begin in range(0, len(tokens), rows):
         seq = tokens[begin:begin + rows]
@@ -291,7 +295,7 @@ def last_token_argmax(tokens, params, chunk=None, norm='layer', post_ln=False):
     """
     tokens = _batch(tokens, params, 'last_token_argmax')
     variant = _variant(norm, post_ln, 'last_token_argmax')
-    rows = _chunk_rows(params, tokens.shape[1], chunk)
+    rows = _chunk_rows(params, tokens.shape[1], chunk, n_logits=1)
     out = [forward(tokens[i:i + rows], logits_at=-1, **variant, **params)[:, -1].argmax(-1)
            for i in range(0, len(tokens), rows)]
     return np.concatenate(out).astype(np.int64) if out else np.zeros(0, np.int64)
@@ -323,7 +327,7 @@ def teacher_forced_argmax(sequences, params, start, positions=None, chunk=None,
     fed = _batch(seq[:, :-1], params, 'teacher_forced_argmax')
     variant = _variant(norm, post_ln, 'teacher_forced_argmax')
     positions = check_positions(positions, params, n - 1)
-    rows = _chunk_rows(params, n - 1, chunk)
+    rows = _chunk_rows(params, n - 1, chunk, n_logits=n - start)
     at = slice(start - 1, n - 1)
     if mlp_rows == 'distinct':       # remember the MLP outputs across chunks
         mlp_rows = DistinctRows()

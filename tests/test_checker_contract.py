@@ -33,13 +33,20 @@ SHARED_GARBAGE = {
 }
 
 
+IMPORT_ERRORS = {}
+
+
 def _extra_garbage():
     """Each chapter's own garbage: ``EXTRA_GARBAGE = {'N.M': {label: value}}`` in its test file."""
     extra = {}
     for chapter in range(1, 11):
+        name = f'test_exercises_ch{chapter:02d}'
         try:
-            module = importlib.import_module(f'test_exercises_ch{chapter:02d}')
+            module = importlib.import_module(name)
         except ModuleNotFoundError:
+            continue
+        except Exception as exc:       # one broken chapter must not hide the others' tests
+            IMPORT_ERRORS[name] = f'{type(exc).__name__}: {exc}'
             continue
         for puzzle, items in getattr(module, 'EXTRA_GARBAGE', {}).items():
             extra.setdefault(puzzle, {}).update(items)
@@ -48,6 +55,10 @@ def _extra_garbage():
 
 GARBAGE_CASES = [(puzzle, label, value) for puzzle in CHECKED
                  for label, value in {**SHARED_GARBAGE, **_extra_garbage().get(puzzle, {})}.items()]
+
+
+def test_every_chapters_extra_garbage_was_read():
+    assert not IMPORT_ERRORS, IMPORT_ERRORS
 
 
 @pytest.mark.parametrize('puzzle', CHECKED)
