@@ -35,7 +35,6 @@ import numpy as np
 import taotp
 
 # %%
-from matplotlib.figure import Figure
 from taotp import coupling as C
 
 # %% [markdown]
@@ -140,7 +139,7 @@ C.plot_ids(tokens_x, levels_x, ['level 1', 'level 2', 'level 3'], title='37*925:
 # %%
 rng = np.random.default_rng(0)
 for _ in range(3):
-    offsets = C.random_offsets(rng, ell=3, m=3, max_pos=(40, 40))
+    offsets = C.random_offsets(ell=3, m=3, max_pos=(40, 40), rng=rng)
     _, q1, q2 = C.addition_sequence([57, 48, 96], offsets=offsets)
     print(offsets, q1[:8], q2[:8])
 
@@ -171,7 +170,7 @@ print('Gram matrix:\n', (codes @ codes.T).astype(int))
 
 # %%
 print(adder.layout)
-print('d_model =', adder.layout.d_model, '(spec for 30 x 30 with the corrected width: 41)')
+print('d_model =', adder.layout.d_model, '= 19 + 2 P1 + 2 P2 with P1, P2 =', adder.P1, adder.P2)
 
 # %% [markdown]
 # ### Step 3: four matching heads
@@ -182,6 +181,10 @@ print('d_model =', adder.layout.d_model, '(spec for 30 x 30 with the corrected w
 # extra coordinate gives BOS the same score $\lambda D$: it is an attention sink, so "no key
 # matches" still has a well-defined answer, and BOS's share $1/x$ of the attention counts the
 # matches. With $\lambda$ large, each head averages uniformly over BOS and its matches.
+# (The book's engine divides every score by $\sqrt{d_\text{head}}$ and the paper's model does
+# not, so the program's `Q` carries an extra factor $\sqrt{d_\text{head}}$; that is the only
+# change needed to run the paper's weights on `taotp`'s forward pass, with `norm='none'`,
+# the identity in place of each layer norm.)
 #
 # | head | query block | key block | finds | value | writes |
 # |---|---|---|---|---|---|
@@ -197,13 +200,15 @@ print('d_model =', adder.layout.d_model, '(spec for 30 x 30 with the corrected w
 # the token itself and one partner except in the last running sum, which has no partner.
 #
 # The maps below use the worked example at the test offsets $(s_1, s_2) = (1, 1)$; each
-# row is a query, each column a key. The plot counts panels from 0, so panel 0 is head 1.
+# row is a query, each column a key.
 
 # %%
-seq = adder.prompt([57, 48, 96]) + [C.TOKEN_ID[c] for c in ''.join(response[:-1])]
+seq = adder.tokens([57, 48, 96])[:-1]      # $ query = scratchpad (the last EOS is never fed)
 labels = [C.VOCAB[t] for t in seq]
-run = adder.run(seq)
-taotp.plot.attention(run['attn'], labels, title='57+48+96', size=(3.6, 3.4))
+run = adder.trace(seq)                     # taotp.trace with the coupled IDs and norm='none'
+fig = taotp.plot.figure((10, 2.8))
+C.draw_attention(fig, run.attn[0], labels, title='57+48+96')
+fig
 
 # %% [markdown]
 # On an instance of 11 operands of 11 digits, the setting of the paper's trained-model
@@ -212,12 +217,13 @@ taotp.plot.attention(run['attn'], labels, title='57+48+96', size=(3.6, 3.4))
 # into the previous running sum; head 3 fans out over all digits of the next significance.
 
 # %%
-ops11 = C.random_operands(np.random.default_rng(11), 11, 11)
-text11 = C.addition_text(ops11)
-seq11 = [C.TOKEN_ID['$']] + [C.TOKEN_ID[c] for c in text11]
-attn11 = adder.run(seq11)['attn']
+ops11 = C.random_operands(11, 11, rng=np.random.default_rng(11))
+seq11 = adder.tokens(ops11)[:-1]
+attn11 = adder.trace(seq11).attn[0]
 print(len(seq11), 'tokens; the sum is', sum(ops11))
-taotp.plot.attention(np.sqrt(attn11), title='11 x 11 (sqrt of weights)', size=(3.4, 3.2))
+fig = taotp.plot.figure((9, 2.6))
+C.draw_attention(fig, attn11, sqrt=True, title='11 x 11 (square roots of the weights)')
+fig
 
 # %% [markdown]
 # ### Step 4: the feed-forward layer (83 ReLUs)
@@ -233,16 +239,8 @@ taotp.plot.attention(np.sqrt(attn11), title='11 x 11 (sqrt of weights)', size=(3
 # addition `PRE_EOS` is 1/2 (the last running sum).
 
 # %%
-g = np.linspace(-1, 21, 881)
-fig = Figure(figsize=(8, 2.8), layout='constrained')
-ax = fig.subplots()
-for k in range(10):
-    ax.plot(g, C.trapezoid(k, g), lw=1.2, label=f'$f_{k}$')
-for v in range(20):   # reachable values of g: S + c + 0.11 .. S + c + 0.21
-    ax.axvspan(v + 0.11, v + 0.21, color='0.75', lw=0)
-ax.set_xlabel('g'); ax.set_ylabel('SUM_k'); ax.set_ylim(-0.05, 1.35)
-ax.legend(ncol=10, fontsize=7, loc='upper center')
-ax.set_title('digit units: exactly one is 1 on every grey band (where g can land)', fontsize=9)
+fig = taotp.plot.figure((6.5, 2.2))
+C.draw_trapezoids(fig)
 fig
 
 # %%
@@ -264,7 +262,7 @@ print('one-hot and correct on all', S.size, 'cases, even with g shifted by 0.099
 L = adder.layout
 start = seq.index(C.TOKEN_ID['='])
 written = slice(L['PRE_SUM'].start, L['EOS'].stop)
-shown = run['resid_post'][start:, written].copy()
+shown = run.resid_post[0][start:, written].copy()
 shown[:, :2] /= 10                      # pair sums go up to 18; the rest lives in [-1, 1]
 names = ['PRE_SUM/10', 'PRE_CARRY/10'] + L.labels()[written][2:]
 taotp.plot.residual(shown, names, tokens=labels[start:],
@@ -278,7 +276,8 @@ taotp.plot.residual(shown, names, tokens=labels[start:],
 # grid of operand counts and lengths with one seeded problem per cell and test offsets
 # (1, 1), plus one more problem per cell with random offsets. Teacher forcing is enough: if
 # every prediction matches the true next token, greedy decoding writes the same sequence.
-# The full 30 × 30 grid runs in `tests/test_coupling.py`; set `FULL = True` to run it here.
+# The full 30 × 30 grid, for both this model and the PreLN port below, runs in
+# `tests/test_coupling_adder.py`; set `FULL = True` to run it here.
 
 # %%
 FULL = False
@@ -288,12 +287,12 @@ rng = np.random.default_rng(9)
 checked = 0
 for m in counts:
     for n in lengths:
-        ops = C.random_operands(rng, m, n)
-        for offsets in ((1, 1), C.random_offsets(rng, C.pad_length(ops), m, adder.max_pos)):
+        ops = C.random_operands(m, n, rng=rng)
+        for offsets in ((1, 1), C.random_offsets(C.pad_length(ops), m, adder.max_pos, rng=rng)):
             want, got = adder.teacher_forced(ops, offsets)
             assert got == want and got.count('$') == 1, (ops, offsets)
             checked += 1
-big = C.random_operands(rng, 30, 30)
+big = C.random_operands(30, 30, rng=rng)
 resp, total = adder.generate(big)
 assert total == sum(big)
 print(f'{checked} problems exact; 30 x 30 decoded greedily: {len(resp)} tokens, total correct')
@@ -317,31 +316,25 @@ taotp.validate_params(port.params)
 print('d_model', port.layout.d_model, '(42 + 4(P1 + P2) = 86)')
 rng = np.random.default_rng(3)
 for m, n in ((3, 2), (7, 12), (15, 9), (30, 30)):
-    ops = C.random_operands(rng, m, n)
+    ops = C.random_operands(m, n, rng=rng)
     a, b = adder.teacher_forced(ops), port.teacher_forced(ops)
     assert a == b and a[0] == a[1]
 resp_port, total_port = port.generate([57, 48, 96])
-print(''.join(resp_port), total_port, '(KV-cached taotp.decode with position callbacks)')
+print(''.join(resp_port), total_port, '(KV-cached taotp.decode with the coupled IDs as positions)')
 
 # %% [markdown]
 # ### The same tricks for parity
 #
 # Parity with the running-parity scratchpad needs even less: one head whose query reads
 # `POS_NEXT` finds the query bit with the next ID, the MLP XORs it with the token's own bit
-# using two ReLUs, and the sink's weight flags the last bit. With the same PreLN pairing it
-# is a one-layer, one-head program for the book's transformer (it is also the reference
-# answer to puzzle 9.16):
+# using two ReLUs, and the sink's share of the attention flags the last bit. With the same
+# PreLN pairing this is a one-layer, one-head program for the book's transformer; building
+# it is puzzle 9.16, and the checker runs it with the IDs of `C.parity_positions`:
 
 # %%
-parity = C.build_parity_program(max_bits=100)
-bits = ''.join(map(str, np.random.default_rng(4).integers(0, 2, size=100)))
-ptoks, _ = C.parity_sequence(bits)
-prompt_p = [3] + [C.PARITY_VOCAB.index(c) for c in ptoks[:101]]
-out_p = taotp.decode(prompt_p, parity, max_steps=102, eos=3, positions=C.parity_positions)
-written_p = ''.join(C.PARITY_VOCAB[t] for t in out_p[len(prompt_p):])
-assert written_p == ''.join(ptoks[101:]) + '$'
-print('100 bits, last parity', written_p[-2], '| d_model', taotp.config(parity)['d_model'],
-      '| non-zero parameters', taotp.count_non0_params(parity)['n_params'])
+tokens_p, _ = C.parity_sequence('0110')
+prompt_p = [C.PARITY_VOCAB.index(c) for c in ['$'] + tokens_p[:5]]
+print(''.join(tokens_p), '| IDs of the prompt $0110=:', C.parity_positions(prompt_p).tolist())
 
 # %% [markdown]
 # ## How exact is "exact"? The role of $\lambda$
@@ -352,26 +345,23 @@ print('100 bits, last parity', written_p[-2], '| d_model', taotp.config(parity)[
 # thresholds are much lower, and grow only slowly with $N$:
 
 # %%
-lams = np.arange(1.0, 4.01, 0.25)   # every lambda above the range is exact as well
+lams = np.arange(1.5, 3.51, 0.25)   # every lambda above the range is exact as well
 sizes_lam = [(3, 2), (5, 5), (10, 10), (20, 20)]
 rng = np.random.default_rng(5)
-problems = {mn: [C.random_operands(rng, *mn) for _ in range(2)] for mn in sizes_lam}
+problems = {mn: [C.random_operands(*mn, rng=rng) for _ in range(2)] for mn in sizes_lam}
 frac = np.zeros((len(sizes_lam), len(lams)))
 for j, lam in enumerate(lams):
     model = C.build_multi_operand_adder(20, 20, lam=lam)
     for i, mn in enumerate(sizes_lam):
         frac[i, j] = np.mean([np.equal(*model.teacher_forced(p)) for p in problems[mn]])
-fig = Figure(figsize=(7, 3), layout='constrained')
-ax = fig.subplots()
-for i, (m, n) in enumerate(sizes_lam):
-    N = len(C.addition_text(problems[(m, n)][0])) + 1
-    line, = ax.plot(lams, frac[i], marker='o', ms=3, label=f'{m} operands x {n} digits, N = {N}')
-    ax.axvline(C.lambda_bound(N), color=line.get_color(), ls=':', lw=1)
-    smallest = lams[np.argmax(frac[i] == 1)]
-    print(f'{m:2} operands x {n:2} digits, N = {N:4}: smallest exact lambda {smallest:.2f}, '
-          f'bound {C.lambda_bound(N):.2f}')
-ax.set_xlim(0.9, 7.2); ax.set_xlabel('lambda'); ax.set_ylabel('fraction exact'); ax.legend(fontsize=7)
-ax.set_title('exactness vs lambda (dotted: the sufficient bound ln(1000 N)/2)', fontsize=9)
+Ns = [len(C.scratchpad_text(problems[mn][0])) + 1 for mn in sizes_lam]
+for (m, n), N, row in zip(sizes_lam, Ns, frac):
+    print(f'{m:2} operands x {n:2} digits, N = {N:4}: smallest exact lambda '
+          f'{lams[np.argmax(row == 1)]:.2f}, bound {C.lambda_bound(N):.2f}')
+fig = taotp.plot.figure((7, 3))
+C.draw_lambda_sweep(fig, lams, frac, [f'{m} operands x {n} digits, N = {N}'
+                                      for (m, n), N in zip(sizes_lam, Ns)],
+                    [C.lambda_bound(N) for N in Ns])
 fig
 
 # %% [markdown]
@@ -395,35 +385,30 @@ for n, m in ((2, 3), (10, 10), (13, 13), (30, 30), (100, 100)):
 # %% [markdown]
 # The paper's formula ("d paper") is one code bit short in some rows; see *Limits* below.
 # Counts use the book's census (`count_params`, `count_non0_params`): the untied readout is
-# counted, both position tables are counted. The spec estimates about 700 non-zero weights
-# for $n = m = 10$ with the smallest tables; the next cell gives ours.
+# counted, both position tables are counted. Counting the bias-free weights by hand ($Q$
+# and $K$ hold $4P_1 + 3P_2 + 4$ non-zeros each, the MLP $325 + 84$, the readout 12, the
+# token table 24) and using the smallest tables that hold every ID ($\ell + 1$ and $m + 1$
+# rows) gives about 700 for $n = m = 10$; the next cell counts ours.
 
 # %%
 model10 = C.build_multi_operand_adder(10, 10)
 nz10 = taotp.count_non0_params(model10.params)
 print(nz10)
 print(taotp.count_non0_params(C.build_multi_operand_adder(10, 10, norm=True).params), '(PreLN)')
-# the spec's estimate uses the smallest tables, max_pos = (ell + 1, m + 1) = (13, 11)
+# the smallest tables hold IDs up to (ell + 1, m + 1) = (13, 11)
 smallest_tables = 2 * model10.P1 * 13 + 2 * model10.P2 * 11
 print('with the smallest tables:', nz10['n_params'] - nz10['pos_emb'] + smallest_tables,
-      '(spec: about 700)')
+      '(the hand count: about 700)')
 
 # %%
-ns = np.unique(np.logspace(0, 3, 25).astype(int))
-fig = Figure(figsize=(8, 3), layout='constrained')
-ax1, ax2 = fig.subplots(1, 2)
-for m in (2, 10, 100):
-    ax1.plot(ns, [C.sizes(int(n), m)['d_model'] for n in ns], marker='.', label=f'{m} operands')
-    onehot = [19 + 2 * (C.sizes(int(n), m)['ell'] + 2) + 2 * (m + 1) for n in ns]
-    ax1.plot(ns, onehot, ls='--', lw=1, color=ax1.lines[-1].get_color())
-    ax2.plot(ns, [taotp.count_non0_params(C.build_multi_operand_adder(int(n), m).params)
-                  ['n_params'] if n <= 200 else np.nan for n in ns], marker='.',
-             label=f'{m} operands')
-ax1.set_xscale('log'); ax1.set_yscale('log'); ax1.set_xlabel('digits n')
-ax1.set_ylabel('d_model'); ax1.legend(fontsize=7)
-ax1.set_title('width: hypercube codes (solid) vs one-hot IDs (dashed)', fontsize=8)
-ax2.set_xscale('log'); ax2.set_xlabel('digits n'); ax2.set_ylabel('non-zero parameters')
-ax2.set_title('non-zero parameters (norm-free)', fontsize=8)
+ns = np.unique(np.logspace(0, 3, 25).astype(int)).tolist()
+counts_m = (2, 10, 100)
+widths = {m: [C.sizes(n, m)['d_model'] for n in ns] for m in counts_m}
+one_hot = {m: [19 + 2 * (C.sizes(n, m)['ell'] + 2) + 2 * (m + 1) for n in ns] for m in counts_m}
+non_zero = {m: [taotp.count_non0_params(C.build_adder_params(n, m))['n_params'] if n <= 200
+                else np.nan for n in ns] for m in counts_m}
+fig = taotp.plot.figure((8, 3))
+C.draw_growth(fig, ns, widths, one_hot, non_zero, counts_m)
 fig
 
 # %% [markdown]
@@ -434,8 +419,10 @@ fig
 # A fixed weight set only knows the IDs its tables hold. Take $P_1 = 4$, $P_2 = 3$ (built
 # for up to 7 operands of 12 digits): level-1 IDs go up to 15 and level-2 IDs up to 8. We
 # evaluate it beyond, letting IDs wrap around the hypercube (the only thing the codes can
-# do). Inside the box the adder is exact; outside, the codes collide and it fails. The
-# trained models of the paper show the same picture, with blurred edges.
+# do; by default the adder refuses such problems with a `ValueError` naming its capacity,
+# and `check_capacity=False` lets them wrap). Inside the box the adder is exact; outside,
+# the codes collide and it fails. The trained models of the paper show the same picture,
+# with blurred edges.
 
 # %%
 small = C.build_multi_operand_adder(12, 7)
@@ -448,22 +435,16 @@ for i, n in enumerate(grid_n):
     for j, m in enumerate(grid_m):
         ok = 0
         for _ in range(PER_CELL):
-            ops = C.random_operands(rng, int(m), int(n))
-            want, got = small.teacher_forced(ops)
+            ops = C.random_operands(int(m), int(n), rng=rng)
+            want, got = small.teacher_forced(ops, check_capacity=False)
             ok += want == got
         acc[i, j] = 100 * ok / PER_CELL
-inside = np.array([[small.fits(C.random_operands(rng, int(m), int(n))) for m in grid_m]
+inside = np.array([[small.fits(C.random_operands(int(m), int(n), rng=rng)) for m in grid_m]
                    for n in grid_n])
 assert np.all(acc[inside] == 100) and np.all(acc[~inside] == 0)
-fig = Figure(figsize=(6, 4), layout='constrained')
-ax = fig.subplots()
-im = ax.imshow(acc, origin='lower', cmap='viridis', vmin=0, vmax=100, aspect='auto',
-               extent=(0.5, 12.5, 0.5, 16.5))
-edge = np.array([grid_n[inside[:, j]].max() if inside[:, j].any() else 0 for j in range(12)])
-ax.step(np.r_[grid_m - 0.5, 12.5], np.r_[edge, edge[-1]] + 0.5, where='post', color='w', lw=2)
-ax.set_xlabel('number of operands'); ax.set_ylabel('digits per operand')
-ax.set_title('exact match (%), one weight set with P1 = 4, P2 = 3; white: ID capacity', fontsize=9)
-fig.colorbar(im, ax=ax)
+fig = taotp.plot.figure((6, 4))
+C.draw_capacity(fig, acc, inside, grid_m, grid_n,
+                'exact match (%), one weight set with P1 = 4, P2 = 3; white: ID capacity')
 fig
 
 # %% [markdown]
@@ -504,94 +485,42 @@ print('corrected P1 =', fixed.P1, ':', ''.join(fixed.generate([57, 48, 96])[0]))
 # - **Glyphs.** `>` for the arrow, `*` for the multiplication sign, `$` for BOS/EOS.
 
 # %%
-r_pos = C.build_multi_operand_adder(2, 7).run(
-    [C.TOKEN_ID['$']] + [C.TOKEN_ID[c] for c in C.addition_text([57, 48, 96])], offsets=(4, 2))
-L7 = C.build_multi_operand_adder(2, 7).layout
+adder7 = C.build_multi_operand_adder(2, 7)
+r_pos = adder7.trace(adder7.tokens([57, 48, 96])[:-1], offsets=(4, 2))
+L7 = adder7.layout
 for k, what in ((13, "'='"), (21, "'>' before 501")):
-    pe = r_pos['resid_mid'][k - 1, L7['PRE_EOS'].start]
-    eos = r_pos['resid_post'][k - 1, L7['EOS'].start]
+    pe = r_pos.resid_mid[0][k - 1, L7['PRE_EOS'].start]
+    eos = r_pos.resid_post[0][k - 1, L7['EOS'].start]
     print(f'k = {k} ({what}): PRE_EOS = {round(pe, 4) + 0.0:.4f}, '
           f'EOS unit = {round(eos, 3) + 0.0:+.3f}')
 
 # %% [markdown]
 # ## Play with it
 #
-# Choose the size of a random problem and $\lambda$; the cell decodes it and shows the
-# four heads' attention (square-rooted, so faint weights show).
+# Choose the size of a random problem and $\lambda$: the figure shows the four heads'
+# attention (square-rooted, so faint weights show) and whether the teacher-forced response
+# is exact. The player below it is the same figure without a kernel: $\lambda$ sweeps from
+# 0.5 to 4 on a 3-operand, 2-digit problem; below about 2 the heads blur and the output
+# goes wrong.
 
 # %% tags=["nbval-ignore-output"]
-import ipywidgets as widgets
-
-
-def show_problem(operands=3, digits=2, lam=20.0):
-    model = C.build_multi_operand_adder(max(digits, 1), max(operands, 1), lam=lam)
-    ops = C.random_operands(np.random.default_rng(operands * 100 + digits), operands, digits)
-    resp, tot = model.generate(ops, check_capacity=True)
-    print('+'.join(map(str, ops)), '=', sum(ops), '| model:', ''.join(resp), '->', tot)
-    seq_w = model.prompt(ops) + [C.TOKEN_ID[c] for c in resp[:-1]]
-    return taotp.plot.attention(np.sqrt(model.run(seq_w)['attn']), title=f'lambda {lam}',
-                                size=(3.0, 2.8))
-
-
-widgets.interact(show_problem, operands=widgets.IntSlider(value=3, min=1, max=12),
-                 digits=widgets.IntSlider(value=2, min=1, max=12),
-                 lam=widgets.FloatSlider(value=20.0, min=0.5, max=20.0, step=0.5));
-
-
-# %% [markdown]
-# The same without a kernel: $\lambda$ sweeps from 0.5 to 4 on the worked example. Below
-# about 2 the heads blur and the output goes wrong.
+heads = C.heads_explorer()
+heads.widget()
 
 # %% tags=["nbval-ignore-output"]
-def draw_lambda(fig, lam):
-    model = C.build_multi_operand_adder(2, 3, lam=lam)
-    want_l, got_l = model.teacher_forced([57, 48, 96])
-    axes = fig.subplots(1, 4)
-    for h, axh in enumerate(axes):
-        axh.imshow(np.sqrt(model.run(seq)['attn'][h]), cmap='viridis', vmin=0, vmax=1)
-        axh.set_title(f'{C.HEADS[h]}', fontsize=8)
-        axh.set_xticks([]); axh.set_yticks([])
-    fig.suptitle(f'lambda = {lam:.2f}: {got_l} ({"exact" if got_l == want_l else "wrong"})',
-                 fontsize=9)
-
-
-taotp.plot.animate(draw_lambda, np.linspace(0.5, 4, 15), size=(8, 2.4))
-
+heads.player('lam', values=(0.5, 1.0, 1.5, 2.0, 2.5, 4.0))
 
 # %% [markdown]
 # Step through the generation of the worked example: at step $t$ the model has written
-# $t$ response tokens; the highlighted row is the query that predicts the next one.
+# $t$ response tokens; each row shows one head's weights for the query (outlined) that
+# writes the next one. (The player shows the last eight steps: $b_2$, $b_3$ and EOS.)
 
 # %% tags=["nbval-ignore-output"]
-def show_step(step=0):
-    q = start + step
-    fig = Figure(figsize=(10, 2.6), layout='constrained')
-    axes = fig.subplots(1, 4)
-    for h, axh in enumerate(axes):
-        axh.bar(range(q + 1), run['attn'][h, q, :q + 1])
-        axh.set_xticks(range(q + 1), labels[:q + 1], fontsize=6)
-        axh.set_title(f'head {h + 1} ({C.HEADS[h]})', fontsize=8); axh.set_ylim(0, 1)
-    nxt = C.VOCAB[int(run['logits'][q].argmax())]
-    fig.suptitle(f'query {labels[q]!r} at position {q}: next token {nxt!r}', fontsize=9)
-    return fig
-
-
-widgets.interact(show_step, step=widgets.IntSlider(value=0, min=0, max=len(seq) - start - 1));
-
+steps = C.step_explorer([57, 48, 96])
+steps.widget()
 
 # %% tags=["nbval-ignore-output"]
-def draw_step(fig, step):
-    q = start + step
-    axes = fig.subplots(1, 4)
-    for h, axh in enumerate(axes):
-        axh.bar(range(q + 1), run['attn'][h, q, :q + 1])
-        axh.set_xticks(range(q + 1), labels[:q + 1], fontsize=5)
-        axh.set_title(f'head {h + 1}', fontsize=8); axh.set_ylim(0, 1)
-    fig.suptitle(f'step {step}: query {labels[q]!r} -> '
-                 f'{C.VOCAB[int(run["logits"][q].argmax())]!r}', fontsize=9)
-
-
-taotp.plot.animate(draw_step, range(len(seq) - start), size=(10, 2.4))
+steps.player('step', values=range(8, 16))
 
 # %% [markdown]
 # ## Summary
@@ -607,7 +536,7 @@ taotp.plot.animate(draw_step, range(len(seq) - start), size=(10, 2.4))
 #   the worked example, below the sufficient $\tfrac12\ln(1000N) = 5.12$.
 # - The paper's code width is one bit short: with $2^{P_1} = \ell + 1$ the separator is
 #   never written. Use $2^{P_1} \ge \ell + 2$.
-# - The same ingredients give a one-layer, one-head parity program, exact on 100 bits.
+# - The same ingredients give a one-layer, one-head parity program (puzzle 9.16).
 #
 # ## Puzzles
 #

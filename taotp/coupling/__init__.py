@@ -31,7 +31,8 @@ from .digit_mlp import OFFSET_G, SIGNS, THRESHOLDS, carry_out, digit_mlp, hidden
 from .adder import (EOS_ID, HEAD_BLOCKS, HEAD_OUT, HEADS, MultiOperandAdder, adder_layout,
                     build_adder_params, build_multi_operand_adder, position_tables)
 
-_FIGURES = ('draw_ids', 'plot_ids', 'draw_trapezoids', 'draw_heads', 'heads_explorer',
+_FIGURES = ('draw_ids', 'plot_ids', 'draw_trapezoids', 'draw_attention', 'draw_heads',
+            'heads_explorer',
             'draw_step', 'step_explorer', 'draw_lambda_sweep', 'draw_growth', 'draw_capacity')
 
 

@@ -51,13 +51,27 @@ def draw_trapezoids(fig):
                  fontsize=9)
 
 
-def _head_panels(fig, weights, names):
+def draw_attention(fig, weights, tokens=None, sqrt=False, title=None):
+    """The four heads' weights (4, n, n), one panel each: rows are queries, columns keys.
+
+    ``tokens`` (one character each) label both axes; ``sqrt`` shows the square
+    roots of the weights, so faint ones show.
+    """
     axes = fig.subplots(1, len(weights))
     for h, ax in enumerate(axes):
-        ax.imshow(np.sqrt(weights[h]), cmap='viridis', vmin=0, vmax=1, interpolation='nearest')
-        ax.set_title(names[h], fontsize=8)
-        ax.set_xticks([])
-        ax.set_yticks([])
+        shown = np.sqrt(weights[h]) if sqrt else weights[h]
+        ax.imshow(shown, cmap='viridis', vmin=0, vmax=1,   # long sequences: average pixels
+                  interpolation='nearest' if len(shown) <= 100 else 'antialiased')
+        ax.set_title(f'{h + 1}: {HEADS[h]}', fontsize=8)
+        if tokens is None:
+            ax.set_xticks([])
+            ax.set_yticks([])
+        else:
+            ax.set_xticks(range(len(tokens)), tokens, fontsize=5)
+            ax.set_yticks(range(len(tokens)), tokens, fontsize=5)
+            ax.tick_params(length=0, pad=1)
+    if title:
+        fig.suptitle(title, fontsize=9)
 
 
 def draw_heads(fig, operands=3, digits=2, lam=20.0):
@@ -69,10 +83,10 @@ def draw_heads(fig, operands=3, digits=2, lam=20.0):
     model = build_multi_operand_adder(max(digits, 1), max(operands, 1), lam=lam)
     ops = random_operands(operands, digits, rng=np.random.default_rng(100 * operands + digits))
     want, got = model.teacher_forced(ops)
-    _head_panels(fig, model.trace(model.tokens(ops)[:-1]).attn[0], HEADS)
     shown = '+'.join(map(str, ops)) if len(ops) <= 4 else f'{len(ops)} operands'
-    fig.suptitle(f'{shown}, lambda = {lam:g}: {"exact" if got == want else "wrong: " + got}',
-                 fontsize=9)
+    draw_attention(fig, model.trace(model.tokens(ops)[:-1]).attn[0], sqrt=True,
+                   title=f'{shown}, lambda = {lam:g}: '
+                         f'{"exact" if got == want else "wrong: " + got}')
 
 
 def heads_explorer():
