@@ -252,9 +252,9 @@ def _chunk_rows(params, n, chunk=None, n_logits=None):
     return int(max(1, FLOAT_BUDGET // max(1, per_row)))
 
 
-def _batch(tokens, params, where):
+def _batch(tokens, params, where, window=False):
     validate_params(params)
-    tokens = check_tokens(tokens, params)
+    tokens = check_tokens(tokens, params, window=window)
     if tokens.ndim != 2:
         raise ParamsError(f'{where}: tokens must have shape (batch, n); got {tokens.shape}')
     return tokens
@@ -324,7 +324,7 @@ def teacher_forced_argmax(sequences, params, start, positions=None, chunk=None,
             or not 1 <= start <= n - 1:
         raise ParamsError(f'teacher_forced_argmax: start (the prompt length) must be in '
                           f'1..{n - 1}; got {start!r}')
-    fed = _batch(seq[:, :-1], params, 'teacher_forced_argmax')
+    fed = _batch(seq[:, :-1], params, 'teacher_forced_argmax', window=positions is not None)
     variant = _variant(norm, post_ln, 'teacher_forced_argmax')
     positions = check_positions(positions, params, n - 1)
     rows = _chunk_rows(params, n - 1, chunk, n_logits=n - start)

@@ -69,9 +69,11 @@ def heatmap(ax, matrix, title=None, xlabel=None, ylabel=None, xticks=None, ytick
     matrix = np.asarray(matrix, dtype=float)
     if symmetric:
         vmax = vmax or (np.abs(matrix).max() or 1.0)
-        im = ax.imshow(matrix, cmap=CMAP, vmin=-vmax, vmax=vmax, aspect='auto')
+        im = ax.imshow(matrix, cmap=CMAP, vmin=-vmax, vmax=vmax, aspect='auto',
+                       interpolation='nearest')
     else:
-        im = ax.imshow(matrix, cmap='viridis', vmin=0, vmax=vmax or 1.0, aspect='auto')
+        im = ax.imshow(matrix, cmap='viridis', vmin=0, vmax=vmax or 1.0, aspect='auto',
+                       interpolation='nearest')
     for ticks, setter, rot in ((xticks, ax.set_xticks, 90), (yticks, ax.set_yticks, 0)):
         if ticks is not None:
             setter(range(len(ticks)), ticks, rotation=rot, fontsize=7)

@@ -36,10 +36,11 @@ def run(script, timeout=600):
     nb = jupytext.read(script)
     nb.metadata['kernelspec'] = {'name': 'python3', 'display_name': 'Python 3',
                                  'language': 'python'}
+    NotebookClient(nb, timeout=timeout, kernel_name='python3',
+                   resources={'metadata': {'path': str(script.parent.resolve())}}).execute()
     # widget state is not stored: live widgets need a kernel anyway, and every widget
     # has a kernel-free player twin in the stored outputs
-    NotebookClient(nb, timeout=timeout, kernel_name='python3', store_widget_state=False,
-                   resources={'metadata': {'path': str(script.parent.resolve())}}).execute()
+    nb.metadata.pop('widgets', None)
     for cell in nb.cells:        # no per-run noise in the stored file
         cell.pop('id', None)
         cell.metadata.pop('execution', None)
