@@ -31,7 +31,8 @@ if 'google.colab' in sys.modules:
 import inspect
 import numpy as np
 import taotp
-from taotp.exercises import check
+from taotp.exercises import check, keep_progress
+keep_progress(False)   # running the reference solutions does not solve your puzzles
 from taotp import layer_norm, softmax
 
 

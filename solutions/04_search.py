@@ -30,7 +30,8 @@ if 'google.colab' in sys.modules:
 import numpy as np
 import taotp
 from taotp import corpus
-from taotp.exercises import check, ch04
+from taotp.exercises import check, ch04, keep_progress
+keep_progress(False)   # running the reference solutions does not solve your puzzles
 
 # %% [markdown]
 # ## Puzzle 4.1 · Trained embeddings (reflection)

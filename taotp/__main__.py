@@ -1,7 +1,24 @@
-"""``python -m taotp run|info PROGRAM``: the command line of Chapter 8 (``taotp.interpreter.cli``)."""
+"""Command line: ``python -m taotp run|info PROGRAM`` (Chapter 8) and ``python -m taotp progress``.
+
+``progress`` prints your table of puzzles (solved / not yet / reflect), as
+``taotp.exercises.progress()`` does in a notebook; everything else goes to the
+TAOTP interpreter's command line (``taotp.interpreter.cli``).
+"""
 import sys
 
-from .interpreter.cli import main
+
+def main(argv=None):
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if argv[:1] == ['progress']:
+        from .exercises import progress
+        if len(argv) > 2 or (len(argv) == 2 and not argv[1].isdigit()):
+            print('usage: python -m taotp progress [CHAPTER]', file=sys.stderr)
+            return 2
+        progress(int(argv[1]) if len(argv) == 2 else None)
+        return 0
+    from .interpreter.cli import main as interpreter_main
+    return interpreter_main(argv)
+
 
 if __name__ == '__main__':
     sys.exit(main())

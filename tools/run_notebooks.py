@@ -11,6 +11,7 @@ notebooks run at a time (the machine's two cores).
 """
 import os
 import sys
+import tempfile
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -36,8 +37,11 @@ def run(script, timeout=600):
     nb = jupytext.read(script)
     nb.metadata['kernelspec'] = {'name': 'python3', 'display_name': 'Python 3',
                                  'language': 'python'}
-    NotebookClient(nb, timeout=timeout, kernel_name='python3',
-                   resources={'metadata': {'path': str(script.parent.resolve())}}).execute()
+    with tempfile.TemporaryDirectory() as scratch:   # a fresh puzzle progress file per run
+        env = {**os.environ, 'TAOTP_PROGRESS': os.path.join(scratch, 'progress.json')}
+        NotebookClient(nb, timeout=timeout, kernel_name='python3',
+                       resources={'metadata': {'path': str(script.parent.resolve())}}
+                       ).execute(env=env)
     # widget state is not stored: live widgets need a kernel anyway, and every widget
     # has a kernel-free player twin in the stored outputs
     nb.metadata.pop('widgets', None)

@@ -5,55 +5,130 @@ turn any problem into a NOT YET message.
 """
 import signal
 import threading
+import time
 import traceback
 from contextlib import contextmanager
 
 import numpy as np
 
-from ..params import ParamsError, param_problems
+from ..params import ParamsError, config, count_non0_params, count_params, param_problems
 from .result import Finding
 
 
 class _TimeUp(BaseException):
-    """Raised by the alarm; a BaseException so a submission's `except Exception` can't eat it."""
+    """Raised by the alarm; a BaseException so a submission's `except Exception` can't eat it.
+
+    ``owner`` is the ``time_limit`` whose deadline passed (limits nest: a checker's
+    total budget encloses the limits of the single calls it makes).
+    """
+
+    def __init__(self, owner=None):
+        super().__init__('time limit')
+        self.owner = owner
+
+
+_deadlines = []       # (deadline, owner) of every active time_limit, outermost first
+
+
+def _usable():
+    return hasattr(signal, 'setitimer') and threading.current_thread() is threading.main_thread()
+
+
+def _arm():
+    """Set the alarm for the earliest active deadline (or clear it)."""
+    if not _deadlines:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        return
+    left = min(d for d, _ in _deadlines) - time.monotonic()
+    signal.setitimer(signal.ITIMER_REAL, max(left, 1e-4))
+
+
+def _on_alarm(signum, frame):
+    now = time.monotonic()
+    due = [owner for deadline, owner in _deadlines if deadline <= now]
+    if due:
+        raise _TimeUp(due[0])          # the outermost expired limit wins
+    _arm()                             # woke early: wait for the next deadline
 
 
 @contextmanager
 def time_limit(seconds):
-    """Interrupt the body after ``seconds`` (main thread on Unix only; else no limit)."""
-    usable = hasattr(signal, 'setitimer') and threading.current_thread() is threading.main_thread()
-    if not usable or not seconds:
+    """Interrupt the body after ``seconds``; nests (main thread on Unix only; else no limit).
+
+    The body sees ``_TimeUp(owner)``; this context lets its own pass through to the
+    caller (who reports it) and re-raises an enclosing limit's unchanged.
+    """
+    if not _usable() or not seconds:
         yield
         return
-
-    def on_alarm(signum, frame):
-        raise _TimeUp()
-
-    previous = signal.signal(signal.SIGALRM, on_alarm)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
+    owner = object()
+    outermost = not _deadlines
+    previous = signal.signal(signal.SIGALRM, _on_alarm) if outermost else None
+    _deadlines.append((time.monotonic() + seconds, owner))
+    _arm()
     try:
-        yield
+        yield owner
     finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
+        _deadlines.pop()
+        _arm()
+        if outermost:
+            signal.signal(signal.SIGALRM, previous)
+
+
+_ctrl_c = {'depth': 0, 'pressed': False}
+
+
+def _on_sigint(signum, frame):
+    _ctrl_c['pressed'] = True
+    raise KeyboardInterrupt
+
+
+@contextmanager
+def _real_interrupts_pass():
+    """A real Ctrl-C stops the notebook; a KeyboardInterrupt the submission raises itself does not.
+
+    Yields a function telling whether the user pressed Ctrl-C (nested uses share it).
+    """
+    if not _usable():
+        yield lambda: False
+        return
+    outermost = _ctrl_c['depth'] == 0
+    if outermost:
+        _ctrl_c['pressed'] = False
+        previous = signal.signal(signal.SIGINT, _on_sigint)
+    _ctrl_c['depth'] += 1
+    try:
+        yield lambda: _ctrl_c['pressed']
+    finally:
+        _ctrl_c['depth'] -= 1
+        if outermost:
+            signal.signal(signal.SIGINT, previous)
 
 
 def call(fn, *args, what='your function', on=None, seconds=20, **kwargs):
-    """Call a submitted function; any exception or a timeout becomes a ``Finding``."""
+    """Call a submitted function; any exception, exit or timeout becomes a ``Finding``."""
     if not callable(fn):
         raise Finding(f'expected a function; got {type(fn).__name__}')
     where = f' on {on}' if on is not None else ''
-    try:
-        with time_limit(seconds):
-            return fn(*args, **kwargs)
-    except _TimeUp:
-        raise Finding(f'{what} took longer than {seconds} s{where}; is there an endless loop?',
-                      on) from None
-    except Finding:
-        raise
-    except Exception as exc:  # the submission's own bug, reported not raised
-        raise Finding(f'{what} raised {type(exc).__name__}: {exc}{where}', on,
-                      traceback.format_exc()) from None
+    with _real_interrupts_pass() as user_pressed_ctrl_c:
+        try:
+            with time_limit(seconds) as mine:
+                return fn(*args, **kwargs)
+        except _TimeUp as up:
+            if up.owner is not mine:
+                raise                   # an enclosing budget ran out: not this call's fault
+            raise Finding(f'{what} took longer than {seconds} s{where}; is there an endless '
+                          f'loop?', on) from None
+        except Finding:
+            raise
+        except KeyboardInterrupt:
+            if user_pressed_ctrl_c():
+                raise
+            raise Finding(f'{what} raised KeyboardInterrupt{where}', on,
+                          traceback.format_exc()) from None
+        except BaseException as exc:    # the submission's own bug (SystemExit too), reported
+            raise Finding(f'{what} raised {type(exc).__name__}: {exc}{where}', on,
+                          traceback.format_exc()) from None
 
 
 def program(params, what='your params'):
@@ -101,3 +176,40 @@ def run_program(run, *args, what='your program', on=None):
     except Exception as exc:
         raise Finding(f'{what} failed with {type(exc).__name__}: {exc}', on,
                       traceback.format_exc()) from None
+
+
+LIMITS = {   # budget keyword -> (what it limits, how to measure it on a program)
+    'layers': ('layers', lambda p, c: c['n_layers']),
+    'heads': ('heads in a layer', lambda p, c: max(c['n_heads'], default=0)),
+    'total_heads': ('heads in all layers', lambda p, c: sum(c['n_heads'])),
+    'd_model': ('d_model', lambda p, c: c['d_model']),
+    'd_head': ('d_head', lambda p, c: max(c['d_head'], default=0)),
+    'd_ff': ('MLP width (d_ff) in a layer', lambda p, c: max(c['d_ff'], default=0)),
+    'params': ('parameters', lambda p, c: count_params(p)['n_params']),
+    'non_zero': ('non-zero parameters', lambda p, c: count_non0_params(p)['n_params']),
+}
+
+
+def budget(submitted, what='your program', **limits):
+    """Enforce a puzzle's stated budget on the submitted program itself.
+
+    Each keyword of ``LIMITS`` is an upper bound (``layers=1, heads=4, params=2000``).
+    Counts are taken on the submitted arrays converted to float64 (lists count
+    too), with the book's rules (layer norms not counted, a tied ``out_emb``
+    counted once).  Returns the measured values; raises ``Finding`` naming the
+    first limit exceeded.
+    """
+    program(submitted, what)
+    unknown = set(limits) - set(LIMITS)
+    if unknown:
+        raise ValueError(f'budget: unknown limits {sorted(unknown)}; expected some of '
+                         f'{sorted(LIMITS)}')
+    cfg = config(submitted)
+    measured = {}
+    for key, bound in limits.items():
+        name, measure = LIMITS[key]
+        measured[key] = value = measure(submitted, cfg)
+        if bound is not None and value > bound:
+            raise Finding(f'{what} is over the budget: {value:,} {name}; at most {bound:,} '
+                          f'allowed')
+    return measured

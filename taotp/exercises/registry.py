@@ -12,6 +12,7 @@ import importlib
 import traceback
 from dataclasses import dataclass
 
+from . import guard
 from .result import CheckResult, Finding, Passed
 
 CHAPTERS = {
@@ -43,31 +44,52 @@ class Puzzle:
         return f'solutions/{CHAPTERS[self.chapter]}.ipynb'
 
 
-def checker(puzzle_id):
+BUDGET = 30   # seconds a checker may take in all, by default
+
+
+def checker(puzzle_id, budget=BUDGET):
     """Decorate a checker body so it never raises and always returns a CheckResult.
 
     The body receives the submission and returns ``Passed(scope)`` on success or
     raises ``Finding(message, counterexample)``; anything else it raises (a bug
-    provoked by a strange submission) is reported as a finding too.
+    provoked by a strange submission, ``SystemExit`` included) is reported as a
+    finding too.  The whole check, the processing of returned values included,
+    runs within ``budget`` seconds; the PASS line states the budget.  A real
+    Ctrl-C still stops it.
     """
     def wrap(body):
         @functools.wraps(body)
         def run(answer, *args, verbose=False, **kwargs):
-            try:
-                outcome = body(answer, *args, **kwargs)
-                if not isinstance(outcome, Passed):
-                    raise RuntimeError(f'checker {puzzle_id} returned {outcome!r}')
-                result = CheckResult(puzzle_id, True, outcome.message)
-            except Finding as f:
-                result = CheckResult(puzzle_id, False, f.message, f.counterexample, f.detail)
-            except Exception as exc:  # never let a submission crash the notebook
-                result = CheckResult(puzzle_id, False,
-                                     f'could not check this answer: {type(exc).__name__}: {exc}',
-                                     detail=traceback.format_exc())
+            with guard._real_interrupts_pass() as user_pressed_ctrl_c:
+                try:
+                    with guard.time_limit(budget) as mine:
+                        outcome = body(answer, *args, **kwargs)
+                        if not isinstance(outcome, Passed):
+                            raise RuntimeError(f'checker {puzzle_id} returned {outcome!r}')
+                    result = CheckResult(puzzle_id, True,
+                                         f'{outcome.message} · time budget {budget} s')
+                except Finding as f:
+                    result = CheckResult(puzzle_id, False, f.message, f.counterexample, f.detail)
+                except guard._TimeUp as up:
+                    if up.owner is not mine:
+                        raise
+                    result = CheckResult(
+                        puzzle_id, False, f'the check did not finish within its {budget} s '
+                        f'budget: your answer (or a value it returned, when read) is too slow')
+                except KeyboardInterrupt:
+                    if user_pressed_ctrl_c():
+                        raise
+                    result = CheckResult(puzzle_id, False, 'your answer raised KeyboardInterrupt',
+                                         detail=traceback.format_exc())
+                except BaseException as exc:  # never let a submission crash the notebook
+                    result = CheckResult(puzzle_id, False,
+                                         f'could not check this answer: {type(exc).__name__}: '
+                                         f'{exc}', detail=traceback.format_exc())
             if verbose and result.detail:
                 result.message += '\n' + result.detail
             return result
         run.puzzle_id = puzzle_id
+        run.budget = budget
         return run
     return wrap
 

@@ -14,13 +14,22 @@ class CheckResult:
     message: str
     counterexample: object = None
     detail: str = ''          # traceback text, shown with verbose=True
+    relaxed: str = ''         # the options that weakened the check, if any
 
     def __bool__(self):
         return self.passed
 
     @property
+    def counts(self):
+        """True when this verdict solves the puzzle: passed, and checked as stated."""
+        return self.passed and not self.relaxed
+
+    @property
     def line(self):
-        return f'{"PASS" if self.passed else "NOT YET"} {self.puzzle} · {self.message}'
+        verdict = 'PASS' if self.passed else 'NOT YET'
+        if self.relaxed:
+            verdict += f' (relaxed: {self.relaxed}; not counted as solved)'
+        return f'{verdict} {self.puzzle} · {self.message}'
 
     def __str__(self):
         return self.line
