@@ -120,6 +120,27 @@ def _fig_8_2_examples():
 
 _P3 = selective.transition_matrix(3, np.random.default_rng(0))
 
+
+def _selective_examples():
+    """Prompts of the task and the port's next token, computed by the exact formula instead.
+
+    The port's logits are ``sum_k w_k log P[x_{i+1-k}]`` with the network's lag weights
+    ``w`` (``construction_weights``); prompts whose two best tokens are closer than 0.01
+    are skipped.
+    """
+    lags, out = (1, 2, 3), []
+    for seed in range(8):
+        x, _ = selective.sample_sequence(_P3, lags, 63, np.random.default_rng(seed))
+        n = 20 + 6 * seed                                  # prompt lengths 20..62
+        w = selective.construction_weights(_P3, lags, x[:n], 100.0)[-1]
+        rows = selective.candidate_rows(_P3, lags, x[:n])[-1]   # (K, S)
+        logits = w @ np.log(rows)
+        second, best = np.sort(logits)[-2:]
+        if best - second > 0.01:
+            out.append((x[:n].tolist(), [int(np.argmax(logits))]))
+    return out
+
+
 PROGRAMS = [
     Program('hello-world-message', 2, 'Hello World (message tokenizer)',
             lambda: hello_world.build_hello_world_transformer()[0], 72, None,
@@ -184,7 +205,7 @@ PROGRAMS = [
             examples=_adder_examples,
             note='Cho et al. 2025 give no parameter count'),
     Program('selective-123-T64', 10, 'Selective induction, Pre-LN, lags {1,2,3}, T = 64',
-            lambda: selective.book_params(_P3, [1, 2, 3], 64),
+            lambda: selective.book_params(_P3, [1, 2, 3], 64), examples=_selective_examples,
             note="D'Angelo et al. give no parameter count; a predictor, checked in Chapter 10"),
 ]
 
