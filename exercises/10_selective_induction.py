@@ -18,7 +18,8 @@
 #
 # [![Open in Colab](https://colab.research.google.com/assets/colab-badge.svg)](https://colab.research.google.com/github/taotp/taotp-book/blob/main/exercises/10_selective_induction.ipynb)
 #
-# Eight puzzles on the selective-induction construction of the chapter. Each has a starter cell; `check` runs your answer and prints PASS or NOT YET with the first input that broke.
+# Eight puzzles on the selective-induction construction of the chapter. Each has a starter cell;
+# `check` runs your answer and prints PASS or NOT YET with the first input that broke.
 
 # %% tags=["hide-input"]
 # On Colab, install the book's package first; anywhere else this does nothing.

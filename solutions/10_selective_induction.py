@@ -46,7 +46,8 @@ def grid(T):
 # reference to 1e-9 on seeded sequences, lag sets with `kmin > 1`, and lengths up to 1000
 # (multiplying probabilities instead of adding logs will not survive that).
 #
-# The sums start at `kmax` (0-based) for every lag; starting lag `k` at `k` gives the lags different numbers of terms and a wrong posterior from the second token on.
+# The sums start at `kmax` (0-based) for every lag; starting lag `k` at `k` gives the lags
+# different numbers of terms and a wrong posterior from the second token on.
 
 # %%
 def lag_posterior(P, lags, x):
@@ -71,7 +72,8 @@ assert result
 # `i > kmax` must hold `ptil[i, k]` in slot `i - k` (1-based) and zeros elsewhere. Checked
 # at `lam = 50` to 1e-8 on seeded sequences over three lag sets.
 #
-# The token block is the *transpose* of `log P`, because the query is the child and the key the parent; the band is `i - j` (parent `k` back), not `i - j + 1` (that is layer 3).
+# The token block is the *transpose* of `log P`, because the query is the child and the key the
+# parent; the band is `i - j` (parent `k` back), not `i - j + 1` (that is layer 3).
 
 # %%
 def layer1_matrix(P, lags, T, lam):
@@ -95,7 +97,8 @@ assert result
 # uniformly by exactly one head, no head may attend to the warm-up, and no head may
 # average two tokens whose stored transitions (slots `j - k`) overlap.
 #
-# Tokens of one head must be at least 4 apart (each stores 4 consecutive slots), so 4 heads with offsets 0..3 modulo 4 are exactly enough.
+# Tokens of one head must be at least 4 apart (each stores 4 consecutive slots), so 4 heads with
+# offsets 0..3 modulo 4 are exactly enough.
 
 # %%
 i, j = grid(40)
@@ -115,7 +118,8 @@ assert result
 # keys `i + 1 - k` with `lam + beta * sum_h mean ptil` from query `2 kmax + K - 1` on, and the
 # outputs with the reference.
 #
-# The band moves to `i - j + 1` (to predict `x_{i+1}` under lag `k`, copy `i + 1 - k`), and `B` shifts the key's averaged position by one slot so it lands on the query's lag-`k` entries.
+# The band moves to `i - j + 1` (to predict `x_{i+1}` under lag `k`, copy `i + 1 - k`), and `B`
+# shifts the key's averaged position by one slot so it lands on the query's lag-`k` entries.
 
 # %%
 def layer3_blocks(lags, T, lam, beta):
@@ -140,7 +144,8 @@ assert result
 # from `sel_choices` below. Answer with a dict `{'period': ..., 'classes': [...],
 # 'choice_134': ...}`.
 #
-# Lags 3, 5, 7 are 0, 2, 1 modulo 3: distinct, so three singleton classes of period 3 work. For {1, 3, 4} lags 1 and 4 coincide modulo 3.
+# Lags 3, 5, 7 are 0, 2, 1 modulo 3: distinct, so three singleton classes of period 3 work. For
+# {1, 3, 4} lags 1 and 4 coincide modulo 3.
 
 # %%
 answer = {'period': 3, 'classes': [[0], [1], [2]], 'choice_134': 'B'}
@@ -161,7 +166,8 @@ assert result
 # slots, entries `0`, `+beta` or `-beta`. Checked on {2, 5}, {1, 3}, {2, 4}, {3, 4}: the
 # paper's rule with `(a - b - 1)` is not general.
 #
-# The paper shifts by 1; the sign pattern must be shifted by `2 kmin - 1`, which equals 1 modulo `2D` only when `kmin = 1 (mod D)`.
+# The paper shifts by 1; the sign pattern must be shifted by `2 kmin - 1`, which equals 1 modulo
+# `2D` only when `kmin = 1 (mod D)`.
 
 # %%
 def single_head_blocks(lags, T, beta):
@@ -207,7 +213,9 @@ assert result
 # `one_head_budget(T, lags, beta_c)` returning `(count, beta)`; for `T = 128`, lags
 # {1, 2, 3}, `beta_c = 100` it is the chapter's example.
 #
-# Offsets `0, K, 2K, ...` from `T` down to `kmax + 1`: `floor((T - kmax - 1) / K) + 1 = 42` of 125 at `T = 128`; balanced classes make the network Proposition 1 with `beta = K beta_c = 300`.
+# Offsets `0, K, 2K, ...` from `T` down to `kmax + 1`: `floor((T - kmax - 1) / K) + 1 = 42` of
+# 125 at `T = 128`; balanced classes make the network Proposition 1 with `beta = K beta_c =
+# 300`.
 
 # %%
 def one_head_budget(T, lags, beta_c):

@@ -18,7 +18,7 @@ from taotp.selective import example as ex
 LAGS = (1, 2, 3)
 
 
-# ----------------------------------------------------------------------------- plain-loop references
+# ------------------------------------------------------------------------ plain-loop references
 
 def ref_ptil(P, lags, x):
     """Normalised transition probabilities, one at a time: {(i, k): value}, 1-based i."""

@@ -106,9 +106,10 @@ def _coverage_problem(weights, lags, i):
                     f'uniformly')
         for a in on + 1:
             for b in on + 1:
-                if a < b and set(a - np.array(lags)) & set(b - np.array(lags)):
+                shared = sorted(set(a - np.array(lags)) & set(b - np.array(lags)))
+                if a < b and shared:
                     return (f'at query {i} head {h} averages tokens {a} and {b}, whose stored '
-                            f'transitions share slot {sorted(set(a - np.array(lags)) & set(b - np.array(lags)))[0]}')
+                            f'transitions share slot {shared[0]}')
         attended += list(on + 1)
     missing = sorted(set(range(kmax + 1, i + 1)) - set(attended))
     twice = sorted({j for j in attended if attended.count(j) > 1})
@@ -243,7 +244,8 @@ def check_10_5(answer, T=48, beta=20.0):
     choice = answer.get('choice_134')
     if choice != 'B':
         raise Finding(f"your design for {{3,5,7}} works; 'choice_134' should name the reason "
-                      f"period 3 fails for {{1,3,4}} (one of {sorted(CHOICES_134)}); got {choice!r}")
+                      f"period 3 fails for {{1,3,4}} (one of {sorted(CHOICES_134)}); "
+                      f"got {choice!r}")
     return Passed(f'period {period}, {len(classes)} heads: valid by the residue rule, the network '
                   f'equals the analytic predictor on 4 seeded sequences (T = {T}), and the '
                   f'{{1,3,4}} reason is right')
@@ -360,7 +362,8 @@ def check_10_8(one_head_budget):
         except (TypeError, ValueError):
             raise Finding(f'T = {T}, lags {list(lags)}: expected two numbers; got {got!r}')
         if n != got[0]:
-            raise Finding(f'T = {T}, lags {list(lags)}: the count must be an integer; got {got[0]!r}')
+            raise Finding(f'T = {T}, lags {list(lags)}: the count must be an integer; '
+                          f'got {got[0]!r}')
         if n != used:
             raise Finding(f'T = {T}, lags {list(lags)}: one head averages {used} transitions, '
                           f'got {n}', (T, lags))

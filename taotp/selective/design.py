@@ -221,7 +221,7 @@ def design_table(lags):
 # ----------------------------------------------------------------------------- constants
 
 def _spread(beta, H, variant):
-    """How far layer 3's evidence term can lift a key: beta H (pair design: 2 beta, entries +-beta)."""
+    """How far layer 3's evidence can lift a key: beta H (the pair design's +-beta: 2 beta)."""
     return 2 * beta if variant == 'pair' else beta * H
 
 
@@ -245,7 +245,7 @@ def safety_margins(P, T, lam, beta, H, variant='main'):
 
 
 def check_constants(P, T, lam, beta, H, variant='main', where='build_selective_induction'):
-    """The ``safety_margins``, after raising ``ValueError`` if ``lam``/``beta`` are bad or a margin is <= 0."""
+    """The ``safety_margins``; ``ValueError`` if ``lam``/``beta`` are bad or a margin is <= 0."""
     for name, v in (('lam', lam), ('beta', beta)):
         if not isinstance(v, (int, float, np.integer, np.floating)) or isinstance(v, bool) \
                 or not np.isfinite(v):

@@ -28,6 +28,11 @@ OUTPUTS = ('mixture', 'log')
 class DisentangledTransformer:
     """An attention-only transformer whose layers append to the residual stream.
 
+    The paper's architecture, not the book's: ``run`` is its own small forward
+    pass (one-hot inputs, concatenated residual, one matrix per head).  The
+    tests check it against ``book_params`` run by ``taotp.trace`` and by the
+    loop reference ``taotp.reference``.
+
     Args:
         S, T: alphabet size and number of positions; the input width is ``S + T``.
         layers: per layer, per head, a list of blocks ``(rows, cols, matrix)``;

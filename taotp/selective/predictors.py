@@ -32,7 +32,7 @@ TIE_TOL = 1e-9   # maximum likelihood: lags within this of the best log-likeliho
 
 
 def softmax(x, axis=-1):
-    """Exact max-shifted softmax (the predictors' maths; the book's ``taotp.softmax`` adds 1e-10)."""
+    """Exact max-shifted softmax (the maths; the book's ``taotp.softmax`` adds 1e-10)."""
     z = np.exp(x - np.max(x, axis=axis, keepdims=True))
     return z / z.sum(axis=axis, keepdims=True)
 
@@ -52,7 +52,7 @@ def _prep(P, lags, tokens, where):
 # ----------------------------------------------------------------------------- likelihoods
 
 def transition_logprobs(P, lags, tokens):
-    """``(..., T, K)``: ``[t, c] = log P[x_{t-k}, x_t]`` for the c-th lag k (0-based t; -inf if t < k)."""
+    """``(..., T, K)``: ``[t, c] = log P[x_{t-k}, x_t]`` for the c-th lag k (-inf if t < k)."""
     P, lags, tokens = _prep(P, lags, tokens, 'transition_logprobs')
     logP, T = np.log(P), tokens.shape[-1]
     out = np.full(tokens.shape + (len(lags),), -np.inf)
@@ -62,7 +62,7 @@ def transition_logprobs(P, lags, tokens):
 
 
 def log_likelihoods(P, lags, tokens):
-    """``(..., T, K)``: row t holds every lag's ``ell_k`` after ``t + 1`` tokens (0 while <= kmax)."""
+    """``(..., T, K)``: row t holds each lag's ``ell_k`` after ``t + 1`` tokens (0 up to kmax)."""
     lp = transition_logprobs(P, lags, tokens)
     lp[..., :check_lags(lags)[-1], :] = 0.0          # the warm-up counts for no lag
     return np.cumsum(lp, axis=-2)
@@ -76,7 +76,7 @@ def lag_posterior(P, lags, tokens):
 # ----------------------------------------------------------------------------- mixtures
 
 def candidate_rows(P, lags, tokens):
-    """``(..., T, K, S)``: row t, lag k holds ``P[x_{i+1-k}]`` (``i = t + 1``); NaN before the start."""
+    """``(..., T, K, S)``: row t, lag k holds ``P[x_{i+1-k}]`` (``i = t + 1``); NaN if i < k."""
     P, lags, tokens = _prep(P, lags, tokens, 'candidate_rows')
     T, S = tokens.shape[-1], len(P)
     out = np.full(tokens.shape + (len(lags), S), np.nan)
@@ -86,7 +86,7 @@ def candidate_rows(P, lags, tokens):
 
 
 def mix(P, lags, tokens, weights):
-    """``(..., T, S)``: candidate rows mixed with lag ``weights`` (..., T, K); warm-up rows are ``pi``."""
+    """``(..., T, S)``: candidate rows mixed by lag ``weights`` (..., T, K); warm-up rows ``pi``."""
     P, lags, tokens = _prep(P, lags, tokens, 'mix')
     kmax = lags[-1]
     rows = candidate_rows(P, lags, tokens)
@@ -106,7 +106,7 @@ def bma_predictive(P, lags, tokens):
 
 
 def ml_lags(P, lags, tokens, tol=TIE_TOL):
-    """``(..., T, K)`` 0/1 mask of the maximum-likelihood lags (several when tied within ``tol``)."""
+    """``(..., T, K)``: 0/1 mask of the maximum-likelihood lags (several when tied within tol)."""
     ell = log_likelihoods(P, lags, tokens)
     return (ell >= ell.max(axis=-1, keepdims=True) - tol).astype(np.float64)
 
@@ -124,17 +124,17 @@ def ml_predictive(P, lags, tokens, tol=TIE_TOL):
 
 
 def true_predictive(P, lags, tokens, lag):
-    """The data's own next-token law given the true ``lag`` (one per sequence); warm-up rows ``pi``."""
+    """The data's own next-token law given the true ``lag`` (one per sequence); warm-up ``pi``."""
     P, lags, tokens = _prep(P, lags, tokens, 'true_predictive')
     onehot = (np.asarray(lags) == np.asarray(lag)[..., None]).astype(np.float64)     # (..., K)
     weights = np.broadcast_to(onehot[..., None, :], tokens.shape + (len(lags),))
     return mix(P, lags, tokens, weights)
 
 
-# ----------------------------------------------------------------------------- the network's evidence
+# ----------------------------------------------------------------------- the network's evidence
 
 def normalised_transitions(P, lags, tokens):
-    """``(..., T, K)``: ``ptil[i, k] = P[x_{i-k}, x_i] / sum_l P[x_{i-l}, x_i]`` (row t is i = t + 1).
+    """``(..., T, K)``: ``ptil[i, k] = P[x_{i-k}, x_i] / sum_l P[x_{i-l}, x_i]``, row t = i - 1.
 
     The sum runs over the lags whose parent lies inside the sequence; rows with
     no such lag (``i <= kmin``) are zero and nothing downstream reads them.
