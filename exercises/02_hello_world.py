@@ -32,7 +32,7 @@ if 'google.colab' in sys.modules:
                     'taotp @ git+https://github.com/taotp/taotp-book'], check=True)
 import numpy as np
 import taotp
-from taotp.exercises import check, ch02
+from taotp.exercises import check, ch02, progress
 
 
 # %% [markdown]
@@ -147,3 +147,14 @@ hello_pos = None   # your params here
 
 # %%
 check('2.8', hello_pos)
+
+
+# %% [markdown]
+# ## Your progress
+#
+# Every verdict above is remembered between sessions (a small file in your data folder),
+# so this table also shows what you solved earlier. On the command line:
+# `python -m taotp progress 2`.
+
+# %% tags=["nbval-ignore-output"]
+progress(2)

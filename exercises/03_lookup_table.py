@@ -164,5 +164,13 @@ answer = None   # e.g. {'ks': [[...], ...], 'vs': [...], 'smallest': ...}
 
 check('3.11', answer)
 
-# %%
+
+# %% [markdown]
+# ## Your progress
+#
+# Every verdict above is remembered between sessions (a small file in your data folder),
+# so this table also shows what you solved earlier. On the command line:
+# `python -m taotp progress 3`.
+
+# %% tags=["nbval-ignore-output"]
 progress(3)

@@ -31,7 +31,7 @@ if 'google.colab' in sys.modules:
                     'taotp @ git+https://github.com/taotp/taotp-book'], check=True)
 import numpy as np
 import taotp
-from taotp.exercises import check, ch04
+from taotp.exercises import check, ch04, progress
 
 
 # %% [markdown]
@@ -116,3 +116,14 @@ check('4.5', build_hashed_search)
 # What does the program do (1) when the query occurs twice, and (2) when it does not occur,
 # but a sequence close to it does, with some tokens embedded closer together than the rest?
 # Predict first, then try it with `taotp.decode` and a modified `tok_emb`.
+
+
+# %% [markdown]
+# ## Your progress
+#
+# Every verdict above is remembered between sessions (a small file in your data folder),
+# so this table also shows what you solved earlier. On the command line:
+# `python -m taotp progress 4`.
+
+# %% tags=["nbval-ignore-output"]
+progress(4)

@@ -172,5 +172,13 @@ def accuracy(params, n=28, count=100, seed=580):
 
 print('hand-built Sort, n = 28:', accuracy(taotp.build_sort_transformer(28, 56)))
 
-# %%
+
+# %% [markdown]
+# ## Your progress
+#
+# Every verdict above is remembered between sessions (a small file in your data folder),
+# so this table also shows what you solved earlier. On the command line:
+# `python -m taotp progress 5`.
+
+# %% tags=["nbval-ignore-output"]
 progress(5)

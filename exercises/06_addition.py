@@ -250,5 +250,13 @@ def build_6_20(n_digits):
 
 check('6.20', build_6_20)
 
-# %%
+
+# %% [markdown]
+# ## Your progress
+#
+# Every verdict above is remembered between sessions (a small file in your data folder),
+# so this table also shows what you solved earlier. On the command line:
+# `python -m taotp progress 6`.
+
+# %% tags=["nbval-ignore-output"]
 progress(6)

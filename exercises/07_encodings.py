@@ -33,7 +33,7 @@ if 'google.colab' in sys.modules:
                     'taotp @ git+https://github.com/taotp/taotp-book'], check=True)
 import numpy as np
 import taotp
-from taotp.exercises import check
+from taotp.exercises import check, progress
 
 
 # %% [markdown]
@@ -182,3 +182,14 @@ check('7.10', padding_dim)
 E = taotp.og_embedding(64, 32)
 W, losses, weight = taotp.encodings.train_offset_head(E, delta=3, steps=50)
 print(f'sinusoidal, 50 steps: loss {losses[0]:.2f} -> {losses[-1]:.2f}, weight on the right key {weight:.3f}')
+
+
+# %% [markdown]
+# ## Your progress
+#
+# Every verdict above is remembered between sessions (a small file in your data folder),
+# so this table also shows what you solved earlier. On the command line:
+# `python -m taotp progress 7`.
+
+# %% tags=["nbval-ignore-output"]
+progress(7)

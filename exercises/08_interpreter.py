@@ -34,7 +34,7 @@ if 'google.colab' in sys.modules:
                     'taotp @ git+https://github.com/taotp/taotp-book'], check=True)
 import numpy as np
 import taotp
-from taotp.exercises import check
+from taotp.exercises import check, progress
 
 # %% [markdown]
 # ## Puzzle 8.1 · A program of your own, in numbers only (open-ended)
@@ -122,3 +122,14 @@ def my_compile(text):
 
 
 check('8.4', my_compile)
+
+
+# %% [markdown]
+# ## Your progress
+#
+# Every verdict above is remembered between sessions (a small file in your data folder),
+# so this table also shows what you solved earlier. On the command line:
+# `python -m taotp progress 8`.
+
+# %% tags=["nbval-ignore-output"]
+progress(8)

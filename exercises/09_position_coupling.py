@@ -290,5 +290,13 @@ params = None  # your program
 
 check('9.19', params)
 
-# %%
+
+# %% [markdown]
+# ## Your progress
+#
+# Every verdict above is remembered between sessions (a small file in your data folder),
+# so this table also shows what you solved earlier. On the command line:
+# `python -m taotp progress 9`.
+
+# %% tags=["nbval-ignore-output"]
 progress(9)

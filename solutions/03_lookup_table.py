@@ -30,7 +30,7 @@ if 'google.colab' in sys.modules:
                     'taotp @ git+https://github.com/taotp/taotp-book'], check=True)
 import numpy as np
 import taotp
-from taotp.exercises import check, progress, keep_progress
+from taotp.exercises import check, keep_progress
 keep_progress(False)   # running the reference solutions does not solve your puzzles
 
 # %% [markdown]
@@ -328,5 +328,3 @@ ks, vs = np.array(xor['ks']), np.array(xor['vs'])
 wide = taotp.build_lookup_transformer(ks, vs, 2, 2, 30, optimization_iters=2000)
 print(f'the tied builder at d_model 33 on XOR: {taotp.lookup.lookup_precision(wide, ks, vs):.0%} right')
 
-# %%
-progress(3)

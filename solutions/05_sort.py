@@ -30,7 +30,7 @@ if 'google.colab' in sys.modules:
                     'taotp @ git+https://github.com/taotp/taotp-book'], check=True)
 import numpy as np
 import taotp
-from taotp.exercises import check, progress, keep_progress
+from taotp.exercises import check, keep_progress
 keep_progress(False)   # running the reference solutions does not solve your puzzles
 
 
@@ -585,5 +585,3 @@ print(f'distinct inputs for vocabulary 28: {inputs:.3e}')
 # vocabularies) covers every input. A trained model gives no such structure unless one proves
 # it by inspecting the weights, which is exactly what this book does by hand.
 
-# %%
-progress(5)

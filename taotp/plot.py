@@ -164,12 +164,12 @@ class Player:
         self.frames, self.labels, self.interval = frames, labels, interval
 
     def _repr_html_(self):
-        data = json.dumps(['data:image/png;base64,' + base64.b64encode(f).decode()
-                           for f in self.frames])
-        uid = 'taotp-player-' + hashlib.sha1(data.encode()).hexdigest()[:12]
+        images = ['data:image/png;base64,' + base64.b64encode(f).decode() for f in self.frames]
+        uid = 'taotp-player-' + hashlib.sha1(''.join(images).encode()).hexdigest()[:12]
+        data = json.dumps([None] + images[1:])       # frame 0 is stored once, in the <img>
         return _PLAYER.format(uid=uid, data=data, labels=json.dumps(self.labels),
                               last=len(self.frames) - 1, first=self.labels[0],
-                              interval=int(self.interval), src=json.loads(data)[0])
+                              interval=int(self.interval), src=images[0])
 
     def __repr__(self):
         return f'<kernel-free player: {len(self.frames)} frames>'
@@ -186,6 +186,7 @@ _PLAYER = '''<div class="taotp-player" id="{uid}">
 <script>(function() {{
   const root = document.getElementById("{uid}"), frames = {data}, labels = {labels};
   const img = root.querySelector("img"), range = root.querySelector("input");
+  frames[0] = img.src;
   const label = root.querySelector(".taotp-label"), play = root.querySelector("[data-play]");
   let timer = null;
   function show(i) {{

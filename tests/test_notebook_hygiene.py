@@ -83,3 +83,14 @@ def test_every_script_has_a_notebook():
     for folder in ('book', 'exercises', 'solutions'):
         for script in (ROOT / folder).glob('*.py'):
             assert script.with_suffix('.ipynb').exists(), f'{script} has no notebook'
+
+
+@pytest.mark.parametrize('path', [p for p in NOTEBOOKS if p.parent.name == 'exercises'],
+                         ids=[i for i in IDS if i.startswith('exercises')])
+def test_exercises_end_with_the_readers_progress(path):
+    """The table shows the reader's own verdicts (kept between sessions): never compared."""
+    cells = [c for c in nbformat.read(path, as_version=4).cells if c.cell_type == 'code']
+    assert cells[-1].source.startswith('progress('), 'the last cell should show progress()'
+    for cell in cells:
+        if 'progress(' in cell.source:
+            assert 'nbval-ignore-output' in cell.metadata.get('tags', []), cell.source
