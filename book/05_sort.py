@@ -294,16 +294,17 @@ assert n_wrong == 0
 # and the tied output table is counted once.
 
 # %%
-book = taotp.sort.SOURCE                    # the numbers the book states for this chapter
+book_min = taotp.programs.CATALOGUE['min-10'].facts    # what the book states (any n)
+book_sort = taotp.programs.CATALOGUE['sort-28'].facts
 rows = []
 for v in (10, 19, 100):
     counts = taotp.count_params(taotp.build_min_transformer(v, v))
     non0 = taotp.count_non0_params(taotp.build_min_transformer(v, v))
-    rows.append((f'Min, n = {v}', counts['n_params'], book['min_total'](v),
-                 non0['n_params'] - non0['tok_emb'], book['min_non0_outside_tok_emb']))
+    rows.append((f'Min, n = {v}', counts['n_params'], book_min['total'](v),
+                 non0['n_params'] - non0['tok_emb'], book_min['non0_outside_tok_emb']))
 counts, non0 = taotp.count_params(program), taotp.count_non0_params(program)
 rows.append(('Sort, n = 28, block 100', counts['n_params'], '(not stated)',
-             non0['n_params'] - non0['tok_emb'], book['sort_non0_outside_tok_emb']))
+             non0['n_params'] - non0['tok_emb'], book_sort['non0_outside_tok_emb']))
 print(f'{"program":24} {"total":>6} {"book total":>14} {"non-zero outside tok_emb":>25} '
       f'{"book":>5}')
 for name, total, book_total, outside, book_outside in rows:
@@ -321,7 +322,7 @@ print('\nSort n = 28, non-zero by table:', non0)
 zeros = np.argwhere(program['tok_emb'] == 0).tolist()
 print('tok_emb: 28 x 6 =', 28 * 6, 'entries; exact zeros at (row, column):', zeros)
 print('non-zero: tok_emb', non0['tok_emb'], '+ outside', non0['non_emb'], '=', non0['n_params'],
-      f'(the book prints {book["sort_non0_printed"]})')
+      f'(the book prints {book_sort["non0_printed"]})')
 
 # %% [markdown]
 # ## Limits
@@ -339,7 +340,7 @@ sort_sizes = range(20, 34) if FULL else range(26, 31)
 last_ok, first_bad = taotp.first_failure(sort_sizes, taotp.sort.sort_errors)
 print(f'Sort, float64: exact up to n = {last_ok}, first failure at n = {first_bad} '
       f'({taotp.sort.sort_errors(first_bad)} of 50 full permutations wrong)  '
-      f'[book: {book["sort_exact_up_to"]}]')
+      f'[book: {book_sort["exact_up_to"]}]')
 float32_book = [taotp.sort.sort_errors(n, dtype=np.float32) for n in range(3, 29, 5)]
 print(f'Sort, float32, book constants: sizes n = 3, 8, ..., 28 with errors: '
       f'{sum(e > 0 for e in float32_book)} of {len(float32_book)} sizes')

@@ -225,11 +225,11 @@ taotp.addition.draw_keys(fig)
 fig
 
 # %%
-stated = taotp.addition.SOURCE['mod_min_sep']           # what the book states
+stated = {n: taotp.programs.CATALOGUE[f'mod-{n}'].facts.get('min_sep') for n in (1, 2, 3)}
 for n in (1, 2, 3):
     mod_keys = taotp.addition.mlp_keys(taotp.build_multi_digit_mod_transformer(n))
     dec_keys = taotp.addition.mlp_keys(taotp.build_decimal_addition_transformer(n))
-    book = f'about {stated[n]:.1e}' if n in stated else 'not stated'
+    book = f'about {stated[n]:.1e}' if stated[n] else 'not stated'
     print(f'{n} digit(s): mod-10 adder min_sep {taotp.addition.min_sep(mod_keys):.2e} '
           f'(book {book}),  full adder min_sep {taotp.addition.min_sep(dec_keys):.2e}')
 
@@ -326,7 +326,7 @@ names, values = [], []
 for n in (1, 2, 3):
     stated = taotp.programs.CATALOGUE[f'addition-{n}']
     book = (f'{stated.source_total:,} / {stated.source_non0:,}, '
-            f'MLP {taotp.addition.SOURCE["decimal_mlp_share"][n]}%')
+            f'MLP {stated.facts["mlp_share"]}%')
     model = taotp.build_decimal_addition_transformer(n)
     layer = model['layers'][0]
     total = taotp.count_params(model)['n_params']

@@ -33,7 +33,12 @@ class Program:
     cite: str = ''                 # where the source states it
     examples: object = list        # () -> [(prompt, expected continuation, decode kwargs...)]
     note: str = ''
+    facts: dict = field(default_factory=dict)   # other numbers the source states about it
     tags: tuple = field(default=())
+
+
+def _min_total(n):
+    return 6 * n + 39
 
 
 def _lookup_table(n_entries):
@@ -162,12 +167,16 @@ PROGRAMS = [
             lambda: search.build_search_transformer(1000, 100, 10), 123_486, 30_734,
             'TAOTP ch. 4', _search_examples(1000, 10)),
     Program('min-10', 5, 'Min, n = 10', lambda: sort.build_min_transformer(10, 10),
-            sort.SOURCE['min_total'](10), None, 'TAOTP ch. 5 (6n + 39)', _min_examples(10)),
+            _min_total(10), None, 'TAOTP ch. 5 (6n + 39)', _min_examples(10),
+            facts={'total': _min_total,            # "6 n + 39 parameters", any n
+                   'non0_outside_tok_emb': 11}),   # "only 11 of them are non-zero"
     Program('max-10', 5, 'Max, n = 10', lambda: sort.build_max_transformer(10, 10),
             examples=_min_examples(10, largest=True)),
     Program('sort-28', 5, 'Sort, n = 28', lambda: sort.build_sort_transformer(28, 100),
             None, 184, 'TAOTP ch. 5 (166 in tok_emb + 18)', _sort_examples,
-            note='the book prints 166 as the whole count; 166 is tok_emb alone, 18 sit elsewhere'),
+            note='the book prints 166 as the whole count; 166 is tok_emb alone, 18 sit elsewhere',
+            facts={'non0_printed': 166, 'non0_outside_tok_emb': 18,
+                   'exact_up_to': 28}),            # "robust for up to 28 numbers"
     Program('mod-1-digit', 6, 'Addition mod 10, one digit',
             addition.build_single_digit_mod_transformer, 629, 379, 'TAOTP Fig. 6.2',
             _single_digit_examples),
@@ -176,19 +185,25 @@ PROGRAMS = [
             _addition_examples(1, mod=True)),
     Program('mod-2', 6, 'Addition mod 10, 2 digits',
             lambda: addition.build_multi_digit_mod_transformer(2), 9_508, 3_646, 'TAOTP Fig. 6.3',
-            _addition_examples(2, mod=True)),
+            _addition_examples(2, mod=True),
+            facts={'mlp': (None, 3_522)}),         # MLP (total, non-zero); total not stated
     Program('mod-3', 6, 'Addition mod 10, 3 digits',
             lambda: addition.build_multi_digit_mod_transformer(3), 90_690, 35_542,
-            'TAOTP Fig. 6.3', _addition_examples(3, mod=True)),
+            'TAOTP Fig. 6.3', _addition_examples(3, mod=True),
+            facts={'mlp': (89_962, 35_382),
+                   'min_sep': 1.4e-9}),            # "around 1.4e-9" between the MLP's keys
     Program('addition-1', 6, 'Decimal addition, 1 digit',
             lambda: addition.build_decimal_addition_transformer(1), 2_088, 737, 'TAOTP Fig. 6.4',
-            _addition_examples(1)),
+            _addition_examples(1),
+            facts={'mlp': (1_717, 648), 'mlp_share': 82.2}),
     Program('addition-2', 6, 'Decimal addition, 2 digits',
             lambda: addition.build_decimal_addition_transformer(2), 27_432, 10_440,
-            'TAOTP Fig. 6.4', _addition_examples(2)),
+            'TAOTP Fig. 6.4', _addition_examples(2),
+            facts={'mlp': (26_872, 10_326), 'mlp_share': 98.0}),
     Program('addition-3', 6, 'Decimal addition, 3 digits',
             lambda: addition.build_decimal_addition_transformer(3), 360_576, 139_267,
-            'TAOTP Fig. 6.4', _addition_examples(3)),
+            'TAOTP Fig. 6.4', _addition_examples(3),
+            facts={'mlp': (359_827, 139_128), 'mlp_share': 99.8}),
     Program('listing-hello-world', 8, 'Fig. 8.2 listing (Hello World, as printed)',
             lambda: interpreter.load_program(interpreter.book_listing('hello_world')), 72, None,
             'TAOTP Fig. 8.2', _fig_8_2_examples),

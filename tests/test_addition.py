@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 import taotp
-from taotp.addition import (SOURCE, addition_errors, addition_prompts, addition_reference,
+from taotp.addition import (addition_errors, addition_prompts, addition_reference,
                             addition_text, additive_fit, answer_digits,
                             build_decimal_addition_transformer, build_MLP,
                             build_multi_digit_mod_transformer, build_single_digit_mod_transformer,
@@ -54,13 +54,14 @@ def count_total(params):
 def test_decimal_mlp_share(n):
     params = build_decimal_addition_transformer(n)
     total, non0 = mlp_params(params)
-    assert (total, non0) == SOURCE['decimal_mlp'][n]
-    assert round(100 * total / count_total(params), 1) == SOURCE['decimal_mlp_share'][n]
+    facts = CATALOGUE[f'addition-{n}'].facts
+    assert (total, non0) == facts['mlp']
+    assert round(100 * total / count_total(params), 1) == facts['mlp_share']
 
 
 @pytest.mark.parametrize('n', [2, 3], ids=lambda n: f'mod-{n}-digits')
 def test_mod_adder_mlp_counts(n):
-    total, non0 = SOURCE['mod_mlp'][n]             # the book states no 2-digit total
+    total, non0 = CATALOGUE[f'mod-{n}'].facts['mlp']   # the book states no 2-digit total
     got = mlp_params(build_multi_digit_mod_transformer(n))
     assert got[1] == non0 and total in (None, got[0])
 
@@ -92,8 +93,9 @@ def test_closed_forms(n):
 def test_mod_min_sep(n, expected):
     sep = min_sep(mlp_keys(build_multi_digit_mod_transformer(n)))
     assert sep == pytest.approx(expected, rel=0.01)       # measured
-    if n in SOURCE['mod_min_sep']:                        # the book: "around 1.4e-9"
-        assert sep == pytest.approx(SOURCE['mod_min_sep'][n], rel=0.05)
+    stated = CATALOGUE[f'mod-{n}'].facts.get('min_sep')   # the book: "around 1.4e-9"
+    if stated is not None:
+        assert sep == pytest.approx(stated, rel=0.05)
 
 
 @pytest.mark.parametrize('n, expected', [(1, 6.00e-3), (2, 9.89e-4), (3, 3.49e-7)])

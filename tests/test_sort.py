@@ -7,7 +7,7 @@ import pytest
 import taotp
 from taotp import as_dtype, first_failure, last_token_argmax, tolerated_exponents
 from taotp.programs import CATALOGUE
-from taotp.sort import (SOURCE, build_max_transformer, build_min_transformer,
+from taotp.sort import (build_max_transformer, build_min_transformer,
                         build_sort_transformer, max_so_far, min_angles, min_errors, min_so_far,
                         nextpoint, powerpoints, random_min_inputs, random_sort_inputs,
                         sort_errors, sort_reference, stretch)
@@ -108,7 +108,7 @@ def test_min_counts(count):
         p = builder(vocab, block)
         total, non0 = taotp.count_params(p), taotp.count_non0_params(p)
         assert total['n_params'] == 3 * vocab + 3 * block + 39     # 6n + 39 when vocab = block
-        assert non0['non_emb'] == SOURCE['min_non0_outside_tok_emb'] and non0['pos_emb'] == 0
+        assert non0['non_emb'] == CATALOGUE['min-10'].facts['non0_outside_tok_emb'] and non0['pos_emb'] == 0
     assert taotp.count_params(build_min_transformer(10, 10))['n_params'] \
         == CATALOGUE['min-10'].source_total
 
@@ -151,8 +151,8 @@ def test_sort_counts_book():
     assert total['n_params'] == 918 == 6 * 28 + 6 * 100 + 150
     # the book prints 166 as the whole count: that is tok_emb alone
     assert non0['n_params'] == CATALOGUE['sort-28'].source_non0
-    assert non0['tok_emb'] == SOURCE['sort_non0_printed']
-    assert non0['non_emb'] == SOURCE['sort_non0_outside_tok_emb'] and non0['pos_emb'] == 0
+    assert non0['tok_emb'] == CATALOGUE['sort-28'].facts['non0_printed']
+    assert non0['non_emb'] == CATALOGUE['sort-28'].facts['non0_outside_tok_emb'] and non0['pos_emb'] == 0
     cfg = taotp.config(p)
     assert (cfg['n_layers'], cfg['n_heads'], cfg['d_model'], cfg['d_ff']) == (1, [1], 6, [0])
 
@@ -197,7 +197,7 @@ def test_sort_seeded_permutations_up_to_28(n, rng):
 
 def test_sort_limit_float64():
     """Exact up to 28 (the book's number), every input wrong at 29 (full permutations)."""
-    limit = SOURCE['sort_exact_up_to']
+    limit = CATALOGUE['sort-28'].facts['exact_up_to']
     assert first_failure(range(24, 31), sort_errors) == (limit, limit + 1)
     assert sort_errors(limit + 1) == 50
 

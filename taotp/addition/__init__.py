@@ -10,8 +10,8 @@ The book's ``build_MLP`` is Fig. 6.1 of the preprint (its plain-text copy lost
 the listing); ours follows the spike lemma, three ReLUs per point, and
 reproduces every parameter count of the chapter.
 
-``SOURCE`` holds the numbers the preprint states for this chapter besides the
-whole-program counts, which live in ``taotp.programs.CATALOGUE``.
+The numbers the preprint states about these programs live with them in
+``taotp.programs.CATALOGUE`` (``source_total``, ``source_non0`` and ``facts``).
 """
 from .data import (EQUALS, PLUS, SYMBOLS, addition_errors, addition_prompts, addition_reference,
                    addition_text, answer_digits, mod_addition_reference)
@@ -24,16 +24,8 @@ from .programs import (HARDEN, VALUE_SCALE, build_decimal_addition_transformer,
 from .figures import (draw_adder_heads, draw_additive_tables, draw_build_mlp, draw_keys,
                       draw_spike)
 
-SOURCE = {
-    # (total, non-zero) MLP parameters of the mod-10 adders; the 2-digit total is not stated
-    'mod_mlp': {2: (None, 3_522), 3: (89_962, 35_382)},
-    'mod_min_sep': {3: 1.4e-9},          # "around 1.4e-9" for 3 digits
-    # (total, non-zero) MLP parameters of the decimal adders, and the MLP's % of all parameters
-    'decimal_mlp': {1: (1_717, 648), 2: (26_872, 10_326), 3: (359_827, 139_128)},
-    'decimal_mlp_share': {1: 82.2, 2: 98.0, 3: 99.8},
-}
 
-__all__ = ['PLUS', 'EQUALS', 'SYMBOLS', 'SOURCE', 'HARDEN', 'OUT_SCALE', 'VALUE_SCALE',
+__all__ = ['PLUS', 'EQUALS', 'SYMBOLS', 'HARDEN', 'OUT_SCALE', 'VALUE_SCALE',
            'addition_text', 'answer_digits', 'addition_prompts', 'addition_reference',
            'mod_addition_reference', 'addition_errors', 'additive_fit', 'spike', 'min_sep',
            'MLPWeights', 'build_MLP', 'mlp_apply', 'mlp_keys', 'mlp_inputs', 'fit_lookup_mlp',

@@ -10,8 +10,8 @@ says "fp32").  ``taotp.params.as_dtype(params, np.float32)`` gives a float32
 copy that the forward pass keeps in float32, which is how the float32 limits
 of the chapter are measured.
 
-``SOURCE`` holds the numbers the preprint states for this chapter (whole-program
-parameter counts live in ``taotp.programs.CATALOGUE``).
+The numbers the preprint states about these programs live with them in
+``taotp.programs.CATALOGUE`` (``source_total``, ``source_non0`` and ``facts``).
 """
 from .minmax import (MIN_LAYOUT, build_max_transformer, build_min_transformer, max_so_far,
                      min_angles, min_so_far)
@@ -20,15 +20,8 @@ from .sorting import (SORT_LAYOUT, build_sort_transformer, nextpoint, powerpoint
 from .limits import min_errors, random_min_inputs, random_sort_inputs, sort_errors
 from .figures import draw_powerpoints, draw_sort_run
 
-SOURCE = {
-    'min_total': lambda n: 6 * n + 39,   # Min for n numbers below n ("6 n + 39 parameters")
-    'min_non0_outside_tok_emb': 11,   # "only 11 of them are non-zero" (Min, any n)
-    'sort_non0_printed': 166,         # Sort, n = 28: printed as the whole count; it is tok_emb's
-    'sort_non0_outside_tok_emb': 18,  # Sort, n = 28
-    'sort_exact_up_to': 28,           # "robust for up to 28 numbers"
-}
 
-__all__ = ['MIN_LAYOUT', 'SORT_LAYOUT', 'SOURCE', 'build_min_transformer',
+__all__ = ['MIN_LAYOUT', 'SORT_LAYOUT', 'build_min_transformer',
            'build_max_transformer', 'build_sort_transformer', 'min_angles', 'min_so_far',
            'max_so_far', 'stretch', 'powerpoints', 'nextpoint', 'sort_reference',
            'random_sort_inputs', 'random_min_inputs', 'sort_errors', 'min_errors',
