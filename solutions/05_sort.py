@@ -24,10 +24,10 @@
 
 # %%
 # On Colab, install the book's package first; anywhere else this does nothing.
-import sys, subprocess
+import os, subprocess, sys
 if 'google.colab' in sys.modules:
-    subprocess.run([sys.executable, '-m', 'pip', 'install', '-q',
-                    'taotp @ git+https://github.com/taotp/taotp-book'], check=True)
+    subprocess.run([sys.executable, '-m', 'pip', 'install', '-q', os.environ.get(
+        'TAOTP_INSTALL', 'taotp @ git+https://github.com/taotp/taotp-book')], check=True)
 import numpy as np
 import taotp
 from taotp.exercises import check, keep_progress

@@ -94,3 +94,15 @@ def test_exercises_end_with_the_readers_progress(path):
     for cell in cells:
         if 'progress(' in cell.source:
             assert 'nbval-ignore-output' in cell.metadata.get('tags', []), cell.source
+
+
+def test_colab_badges_and_install_cells_follow_the_configured_repository():
+    """One repository URL (in _config.yml) feeds every badge and every install cell."""
+    import importlib.util
+    spec = importlib.util.spec_from_file_location('colab_links', ROOT / 'tools' / 'colab_links.py')
+    links = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(links)
+    stale = [s.name for s in links.scripts() if links.expected(s) != s.read_text()]
+    assert not stale, f'run python tools/colab_links.py (then tools/run_notebooks.py): {stale}'
+    for script in links.scripts():
+        assert links.BADGE.search(script.read_text()), f'{script.name} has no Colab badge'

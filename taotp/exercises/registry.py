@@ -18,7 +18,8 @@ from .result import CheckResult, Finding, Passed
 CHAPTERS = {
     1: '01_transformer', 2: '02_hello_world', 3: '03_lookup_table', 4: '04_search',
     5: '05_sort', 6: '06_addition', 7: '07_encodings', 8: '08_interpreter',
-    9: '09_position_coupling', 10: '10_selective_induction',
+    9: '09_position_coupling', 10: '10_selective_induction', 11: '11_trained',
+    12: '12_records',
 }
 KINDS = ('checked', 'train', 'reflect')
 
