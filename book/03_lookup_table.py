@@ -106,7 +106,7 @@ taotp.plot.attention(hard.attn[0], query, title='N = 1e8', size=(2.1, 2.2))
 # the same figure (drawn by the same function, `taotp.lookup.draw_hardening`) at every half
 # power of ten, and works in the static book too.
 
-# %% tags=["nbval-ignore-output"]
+# %% tags=["nbval-ignore-output", "remove-output"]
 explorer = taotp.lookup.hardening_explorer(demo, demo_ks, demo_vs, query)
 explorer.widget()
 

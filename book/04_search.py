@@ -287,7 +287,7 @@ print('\n'.join(lines))
 # occurrence of the query. The player below the slider draws the same sweep with the same
 # function, without a kernel.
 
-# %% tags=["nbval-ignore-output"]
+# %% tags=["nbval-ignore-output", "remove-output"]
 demo, _ = taotp.random_search_inputs(np.random.default_rng(3), 1, 10, 30, 3)
 explorer = taotp.search.hardening_explorer(demo[0])
 explorer.widget()

@@ -243,7 +243,7 @@ taotp.plot.attention(steps.attn[0], tokens=run[:-1], size=(5.5, 5),
 # Move the slider to change how many numbers are sorted (needs a live kernel); the player
 # below it is the same picture, one frame per length, and works in the static book.
 
-# %% tags=["nbval-ignore-output"]
+# %% tags=["nbval-ignore-output", "remove-output"]
 explorer = taotp.widgets.Explorer(taotp.sort.draw_sort_run, size=(4.5, 4.5),
                                   length=taotp.widgets.slider(1, 12, value=6))
 explorer.widget()

@@ -245,7 +245,7 @@ for n in (1, 2, 3):
 # The slider rebuilds the adder for $n$ digits and shows its attention on a fixed example; below it,
 # the same frames as a kernel-free player.
 
-# %% tags=["nbval-ignore-output"]
+# %% tags=["nbval-ignore-output", "remove-output"]
 explorer = taotp.widgets.Explorer(taotp.addition.draw_adder_heads, size=(8, 3),
                                   n_digits=taotp.widgets.slider(1, 3, value=2))
 explorer.widget()

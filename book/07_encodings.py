@@ -314,7 +314,7 @@ fig
 # sinusoidal encoding of the same size, each titled with its distinguishability and standard
 # padding dimension ($\varepsilon = 10^{-3}$).
 
-# %% tags=["nbval-ignore-output"]
+# %% tags=["nbval-ignore-output", "remove-output"]
 explorer = taotp.widgets.Explorer(
     taotp.encodings.draw_explorer, size=(6.5, 2.6),
     encoding=taotp.widgets.choice(list(taotp.encodings.EXPLORER_ENCODINGS), 'random rotation'),

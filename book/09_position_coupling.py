@@ -503,7 +503,7 @@ for k, what in ((13, "'='"), (21, "'>' before 501")):
 # 0.5 to 4 on a 3-operand, 2-digit problem; below about 2 the heads blur and the output
 # goes wrong.
 
-# %% tags=["nbval-ignore-output"]
+# %% tags=["nbval-ignore-output", "remove-output"]
 heads = C.heads_explorer()
 heads.widget()
 
@@ -515,7 +515,7 @@ heads.player('lam', values=(0.5, 1.0, 1.5, 2.0, 2.5, 4.0))
 # $t$ response tokens; each row shows one head's weights for the query (outlined) that
 # writes the next one. (The player shows the last eight steps: $b_2$, $b_3$ and EOS.)
 
-# %% tags=["nbval-ignore-output"]
+# %% tags=["nbval-ignore-output", "remove-output"]
 steps = C.step_explorer([57, 48, 96])
 steps.widget()
 

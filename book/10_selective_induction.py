@@ -556,7 +556,7 @@ print(f'{len(gaps12)} (matrix, lag) pairs: gap min {min(gaps12):.3f}, median '
 # the token strip and the three kinds of evidence (the explorer `data` whose player opens
 # the chapter's section on evidence).
 
-# %% tags=["nbval-ignore-output"]
+# %% tags=["nbval-ignore-output", "remove-output"]
 data.widget()
 
 # %% [markdown]
@@ -579,7 +579,7 @@ hardening = widgets.Explorer(lambda fig, **v: sel.draw_hardening(fig, P, **v), s
                              T=widgets.slider(16, 64, 8, value=40),
                              seed=widgets.slider(0, 20, 1, value=0))
 
-# %% tags=["nbval-ignore-output"]
+# %% tags=["nbval-ignore-output", "remove-output"]
 hardening.widget()
 
 # %% [markdown]
