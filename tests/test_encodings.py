@@ -1,5 +1,6 @@
 """Chapter 7: rotation and sinusoidal encodings, shift matrices, and the chapter's numbers."""
 import math
+import time
 
 import numpy as np
 import pytest
@@ -13,6 +14,7 @@ from taotp.encodings import (all_bit_strings, balanced_hamming_embedding,
                              random_rotation_embedding, random_sign_encoding,
                              reversed_rotation_encoding, rotation_encoding, shift_by_delta,
                              train_offset_head, uniform_rotation_embedding, window_attention)
+from taotp.encodings.codes import MAX_TABLE_BYTES
 
 
 # ---------------------------------------------------------------- plain-Python references
@@ -182,7 +184,7 @@ def test_hamming_code_is_a_perfect_code(r):
 def test_hamming_15_4_numbers():
     H = hamming_embedding(4)
     assert H.shape == (2048, 15)
-    assert H[:64].mean() == pytest.approx(-1 / 3)          # spec: -1/3, "highly unbalanced"
+    assert H[:64].mean() == pytest.approx(-1 / 3)          # the book: -1/3, "highly unbalanced"
     weights = (H > 0).sum(axis=1)
     assert np.bincount(weights).tolist()[7:9] == [435, 435]
 
@@ -265,7 +267,7 @@ def test_padding_dimension_counts_narrow_columns():
     (lambda: og_embedding(0, 4), r'og_embedding: block_size must be at least 1; got 0'),
     (lambda: rotation_encoding(5, np.zeros((2, 2))), r'rotation_encoding: thetas must be a non-empty'),
     (lambda: rotation_encoding(5, []), r'rotation_encoding: thetas must be a non-empty'),
-    (lambda: hamming_embedding(7), r'hamming_embedding: r must be an int from 2 to 5; got 7'),
+    (lambda: hamming_embedding(1), r'hamming_embedding: r must be >= 2 .*; got 1'),
     (lambda: distinguishability(np.zeros(5)), r'distinguishability: encoding must be a non-empty'),
     (lambda: padding_dimension(np.zeros((3, 2)), -1), r'padding_dimension: epsilon must be'),
     (lambda: all_bit_strings(-1), r'all_bit_strings: n must be >= 0; got -1'),
@@ -280,10 +282,26 @@ def test_value_errors(call, match):
     (lambda: og_angles('8'), r'og_angles: d must be an int; got str'),
     (lambda: shift_by_delta('1', [0.1]), r'shift_by_delta: delta must be a number; got str'),
     (lambda: random_angles(4, 3), r'random_angles: rng must be a numpy Generator; got int'),
+    (lambda: hamming_embedding(4.0), r'hamming_embedding: r must be an int; got float'),
 ])
 def test_type_errors(call, match):
     with pytest.raises(TypeError, match=match):
         call()
+
+
+@pytest.mark.parametrize('r, need', [(5, r'15\.5 GiB \(2 \*\* 26 x 31 entries\)'),
+                                     (6, r'6\.76e\+10 GiB'), (7, r'1\.26e\+30 GiB'),
+                                     (64, r'more than 2 \*\* 240 bytes')])
+@pytest.mark.parametrize('fn', [hamming_embedding, balanced_hamming_embedding])
+def test_hamming_tables_past_the_memory_limit_are_refused_at_once(fn, r, need):
+    """r = 5 would allocate 2 ** 26 rows of 31 float64 (15.5 GiB): refused before any allocation."""
+    assert MAX_TABLE_BYTES == 2 ** 30 and 2 ** 11 * 15 * 8 <= MAX_TABLE_BYTES < 2 ** 26 * 31 * 8
+    start = time.perf_counter()
+    with pytest.raises(ValueError, match=rf'{fn.__name__}: the table .* must fit in MAX_TABLE_BYTES '
+                                         rf'= 1,073,741,824 bytes \(1 GiB\), so r <= 4; '
+                                         rf'got r = {r}: {need}'):
+        fn(r)
+    assert time.perf_counter() - start < 1
 
 
 # ---------------------------------------------------------------- positional attention

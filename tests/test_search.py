@@ -1,5 +1,6 @@
 """Chapter 4: the two-layer Search program against a plain-Python reference."""
 import itertools
+import time
 
 import numpy as np
 import pytest
@@ -7,6 +8,7 @@ import pytest
 import taotp
 from taotp.programs import CATALOGUE
 from taotp.search import search_layouts, search_reference
+from taotp.search.task import MAX_FAILED_DRAWS, MIN_SUCCESS_RATE, success_rate
 
 
 def last_token(params, X):
@@ -152,3 +154,72 @@ def test_match_attention_figure_and_its_explorer():
     explorer = taotp.search.hardening_explorer(X[0])
     assert explorer.controls['log10_harden'].values == tuple(range(9))
     assert 'predicts' in explorer.figure(log10_harden=0).axes[0].get_title()
+
+
+# ---------------------------------------------------------------- sizes with no (or hardly any) input
+
+def test_success_rate_matches_the_sampler():
+    """The estimate that guards random_search_inputs, against the share of useful draws."""
+    for V, B, L in ((10, 5, 3), (10, 100, 2), (1000, 10, 5), (5, 100, 2), (4, 6, 3)):
+        rng, useful = np.random.default_rng(V + B + L), 0
+        for _ in range(2000):
+            x = rng.integers(0, V, size=B)
+            s = int(rng.integers(0, B - L))
+            x[B - L:] = x[s:s + L].copy()
+            want = search_reference(x, L)
+            useful += want is not None and search_reference(x, L, as_model=True) == want
+        assert 0.7 < success_rate(V, B, L) / (useful / 2000) < 1.4, (V, B, L)
+    assert success_rate(1, 100, 3) == 0.0
+
+
+@pytest.mark.parametrize('V, B, L, why', [
+    (1000, 7, 5, r'got about 5\.0e-10 for vocab_size=1000, length=7, prefix_len=5 \(length < '
+                 r'2 \* prefix_len = 10, so every earlier copy of the query overlaps it\)'),
+    (1000, 9, 5, r'got about 2\.5e-04 .*length < 2 \* prefix_len = 10'),
+    (2, 100, 2, r'got about 1\.8e-11 .*the query also occurs by chance about 24\.8 times'),
+    (1, 50, 3, r'got about 0\.0e\+00 .*with one token the query occurs at every position'),
+])
+def test_impossible_sizes_are_refused_at_once(V, B, L, why):
+    start = time.perf_counter()
+    with pytest.raises(ValueError, match=r'random_search_inputs: the share of draws whose query '
+                                         r'occurs exactly once must be >= MIN_SUCCESS_RATE = '
+                                         r'0\.001; ' + why):
+        taotp.random_search_inputs(np.random.default_rng(0), 5, V, B, L)
+    assert time.perf_counter() - start < 1
+
+
+def test_the_backstop_stops_a_sampler_that_never_succeeds(monkeypatch):
+    """If the estimate were wrong, MAX_FAILED_DRAWS useless draws in a row end the call."""
+    assert MIN_SUCCESS_RATE * MAX_FAILED_DRAWS >= 20      # a legal rate fails so long: p < e^-20
+    monkeypatch.setattr(taotp.search.task, '_unique_occurrence', lambda x, L: False)
+    start = time.perf_counter()
+    with pytest.raises(ValueError, match=r'random_search_inputs: a usable sequence must turn up '
+                                         r'within MAX_FAILED_DRAWS = 20,000 draws in a row; got '
+                                         r'none for vocab_size=10, length=100, prefix_len=3'):
+        taotp.random_search_inputs(np.random.default_rng(0), 3, 10, 100, 3)
+    assert time.perf_counter() - start < 2
+
+
+def test_tight_but_possible_sizes_still_work():
+    """Copies that overlap the query (length < 2 prefix_len) are fine when they are not too rare."""
+    X, want = taotp.random_search_inputs(np.random.default_rng(1), 20, 10, 5, 3)
+    assert X.shape == (20, 5)
+    assert [search_reference(x, 3) for x in X] == [search_reference(x, 3, as_model=True)
+                                                  for x in X] == want.tolist()
+    X0, want0 = taotp.random_search_inputs(np.random.default_rng(1), 0, 10, 30, 3)
+    assert X0.shape == (0, 30) and want0.shape == (0,)
+
+
+@pytest.mark.parametrize('args, error, match', [
+    ((3, 5, 10, 30, 3), TypeError, r'random_search_inputs: rng must be a numpy Generator; got int'),
+    ((None, 2.0, 10, 30, 3), TypeError, r'random_search_inputs: n must be an int; got float'),
+    ((None, -1, 10, 30, 3), ValueError, r'random_search_inputs: n must be >= 0; got -1'),
+    ((None, 5, 10, 4, 3), ValueError,
+     r'random_search_inputs: length must be >= prefix_len \+ 2 = 5 \(a key, its next token and '
+     r'the query\); got 4'),
+    ((None, 5, 10, 30.0, 3), TypeError, r'random_search_inputs: length must be an int; got float'),
+])
+def test_random_search_inputs_argument_errors(args, error, match):
+    rng = np.random.default_rng(0) if args[0] is None else args[0]
+    with pytest.raises(error, match=match):
+        taotp.random_search_inputs(rng, *args[1:])

@@ -35,16 +35,39 @@ def all_bit_strings(n):
     return list(itertools.product((0, 1), repeat=n))
 
 
-def _hamming_codewords(r):
+MAX_TABLE_BYTES = 1 << 30     # 1 GiB: r = 4 needs 240 KiB, r = 5 would need 15.5 GiB
+
+
+def _table_bytes(r):
+    """Bytes of the float64 table for r parity bits: 2 ** k rows of n = 2^r - 1 entries."""
+    n = 2 ** r - 1
+    return (1 << (n - r)) * n * 8 if r < 8 else None      # r >= 8: more than 2 ** 240 bytes
+
+
+def _hamming_codewords(r, who='hamming_embedding'):
     """All 2 ** k codewords (0/1 rows, k = 2^r - 1 - r) of the Hamming code with r parity bits.
 
     The parity-check matrix H in standard form has the non-zero r-bit strings
     as its columns, the r unit vectors first (H = [I_r | A]); the generator is
     then G = [I_k | A^T] and the codewords are m G mod 2 for every message m
-    of k bits, in lexicographic order of m.
+    of k bits, in lexicographic order of m.  Tables larger than
+    ``MAX_TABLE_BYTES`` (as float64) are refused before anything is allocated.
     """
-    if isinstance(r, bool) or not isinstance(r, (int, np.integer)) or not 2 <= r <= 5:
-        raise ValueError(f'hamming_embedding: r must be an int from 2 to 5; got {r!r}')
+    if isinstance(r, bool) or not isinstance(r, (int, np.integer)):
+        raise TypeError(f'{who}: r must be an int; got {type(r).__name__}')
+    r = int(r)
+    if r < 2:
+        raise ValueError(f'{who}: r must be >= 2 (r parity bits, codewords of 2^r - 1 bits); '
+                         f'got {r}')
+    size = _table_bytes(r)
+    if size is None or size > MAX_TABLE_BYTES:
+        n = 2 ** r - 1
+        top = max(q for q in range(2, 8) if _table_bytes(q) <= MAX_TABLE_BYTES)
+        need = f'{size / 2 ** 30:.3g} GiB' if size is not None else 'more than 2 ** 240 bytes'
+        raise ValueError(f'{who}: the table (2 ** k rows of n = 2^r - 1 float64, k = n - r) must '
+                         f'fit in MAX_TABLE_BYTES = {MAX_TABLE_BYTES:,} bytes (1 GiB), so r <= '
+                         f'{top}; got r = {r}: {need}' + (f' (2 ** {n - r} x {n} entries)'
+                                                          if r < 8 else ''))
     n = 2 ** r - 1
     k = n - r
     columns = [bits for bits in all_bit_strings(r) if any(bits)][::-1]
@@ -60,6 +83,8 @@ def hamming_embedding(r):
     Bit 1 becomes +1 and bit 0 becomes -1.  Any two rows differ in at least 3
     coordinates, so their dot product is at most n - 6.  Rows come in the
     order of their k message bits (lexicographic), as in the book's Fig. 7.14.
+    The table grows like 2 ** (2^r): r = 2, 3, 4 give 2, 16 and 2,048 rows; r = 5
+    would need 2 ** 26 rows (15.5 GiB) and is refused (``MAX_TABLE_BYTES``).
     """
     return 2.0 * _hamming_codewords(r) - 1.0
 
@@ -72,6 +97,6 @@ def balanced_hamming_embedding(r):
     code keeps the minimum distance 3.  For r = 4 there are 435 + 435 = 870
     such codewords (rows, in message order), each summing to +-1.
     """
-    words = _hamming_codewords(r)
+    words = _hamming_codewords(r, 'balanced_hamming_embedding')
     keep = np.abs(2 * words.sum(axis=1) - words.shape[1]) <= 1
     return 2.0 * words[keep] - 1.0
