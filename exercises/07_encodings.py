@@ -60,8 +60,10 @@ from taotp.exercises import check, progress
 #
 # Write `shift_matrix(delta, d)` returning a real (d, d) matrix `T` such that
 # `taotp.og_embedding(q, d)[j] @ T` equals row `j + delta` for every `j` with
-# `0 <= j + delta < q`. It must work for negative `delta` too. Build it yourself from the
-# formula of the encoding.
+# `0 <= j + delta < q`, for any table length `q`. It must work for negative `delta` and for
+# every even `d` (the checker tries d = 2 and sizes that are not powers of two, tables of up to
+# 1000 positions and shifts of several hundred). Build it yourself from the formula of the
+# encoding.
 
 # %%
 def shift_matrix(delta, d):
@@ -106,7 +108,9 @@ check('7.3', shift_matrix)
 # `0..q-1` (real part first), and query `i` scores key `j <= i` with `E[i] @ W @ E[j]` (no other
 # factor), then takes the softmax over `j <= i`. Write `window_matrix(k, q, thetas)` returning
 # `W` so that every query `i >= k - 1` puts weight within `1e-3` of `1/k` on each of the keys
-# `i-k+1, ..., i`, and less than `1e-3` on every earlier key. Adding up the matrices
+# `i-k+1, ..., i`, and less than `1e-3` on every earlier key. The checker tries `k` from 1 up to
+# `q`, with random, sorted, evenly spaced and sinusoidal angles, always at least as many angles
+# as positions (`len(thetas) >= q`). Adding up the matrices
 # `taotp.encodings.shift_by_delta(-s, thetas)` for `s < k` does not do it: why?
 #
 # `taotp.encodings.window_attention(W, q, thetas)` returns the weights, for plotting.
@@ -124,7 +128,8 @@ check('7.7', window_matrix)
 #
 # `taotp.encodings.uniform_rotation_embedding(q, d)` uses the $d/2$ angles $2\pi k/(d/2)$. What is its
 # distinguishability for $q = 256$ positions and $d = 256$ dimensions? Answer with a number, or
-# better, with a function `(q, d) -> value` that works for any size (to 1e-3).
+# better, with a function `(q, d) -> value` that works for any size (to 1e-3): the checker also
+# asks for small `d`, and for $q = 10^{12}$, far more rows than any table could hold.
 
 # %%
 answer_7_8 = None  # a number, or a function of (q, d)
@@ -135,8 +140,8 @@ check('7.8', answer_7_8)
 #
 # Below are four rotation encodings of 64 positions in 128 dims: the sinusoidal one, a random
 # rotation encoding, a random rotation encoding whose angles were sorted, and the evenly spaced
-# one, in some order. Label panels A-D (`'og'`, `'random'`, `'sorted'`, `'uniform'`) and explain
-# the patterns you see.
+# one, in some order. Label panels A-D (`'og'`, `'random'`, `'sorted'`, `'uniform'`; free text
+# is fine if it names exactly one of them) and explain the patterns you see.
 
 # %%
 from taotp.exercises.ch07 import puzzle_7_9_panels
@@ -155,9 +160,10 @@ check('7.9', answer_7_9)
 # `taotp.padding_dimension` counts quiet *coordinates* (standard padding). Write
 # `padding_dim(encoding, epsilon)` for the general definition: the largest $k$ such that some
 # $k$-dimensional subspace, not necessarily spanned by axes, sees every row within $\varepsilon$ of
-# one point. The checker hides the quiet subspace of its test encodings with a random rotation,
-# and keeps a wide gap around the threshold so that the Euclidean and per-coordinate readings of
-# "within $\varepsilon$" give the same answer.
+# one point. The checker hides the quiet subspace of its test encodings with a random rotation
+# (and shows some of them again shuffled, moved and rescaled), and keeps a wide gap around the
+# threshold so that the Euclidean and per-coordinate readings of "within $\varepsilon$" give the
+# same answer.
 
 # %%
 def padding_dim(encoding, epsilon):
