@@ -109,11 +109,13 @@ check('8.3', answer)
 #   key means no layers; `"block_size": B` instead of `pos_emb` means a zero (B, d_model)
 #   table;
 # * raises an exception with a message on malformed texts (ragged rows, wrong shapes,
-#   unknown keys) instead of returning something broken;
-# * never executes the text.
+#   unknown keys, numbers that are not finite, a `block_size` that is not a positive whole
+#   number or contradicts `pos_emb`) instead of returning something broken;
+# * never executes the text: a text holding code (`[[1.0, -1.0]] * 2`, a call) is refused.
 #
-# The checker compares your params with the full forms, exactly. (Using `taotp.load_program`
-# itself would pass, but that is the package's answer, not yours.)
+# The checker compares your params with the full forms, exactly, on the two listings and on
+# random compact programs. (`taotp.load_program` is the package's answer, not yours: the
+# checker switches it off while your loader runs.)
 
 # %%
 def my_compile(text):

@@ -184,10 +184,10 @@ print('query column / 1e8:', layer['Q'][0, :, 0] / 1e8, '| key column:', layer['
 #
 # `ast.literal_eval` already refuses anything that is not a literal, so it never runs code;
 # what the book's loader lacks is defaults and checks. The answer below fills the defaults,
-# reshapes empty arrays, leaves the layer-norm dicts alone and lets
-# `taotp.validate_params` reject malformed results. (The package's `taotp.load_program`
-# does the same with its own parser, which also reports line numbers; it passes the checker
-# too.)
+# reshapes empty arrays, refuses unknown keys and a `block_size` that contradicts `pos_emb`,
+# and lets `taotp.validate_params` reject every other malformed result. (The package's
+# `taotp.load_program` does the same with its own parser, which also reports line numbers; it
+# is the book's answer, so the checker switches it off while yours runs.)
 
 # %%
 import ast
@@ -207,6 +207,8 @@ def my_compile(text):
     d_model = tok.shape[1]
     if 'pos_emb' in tree:
         pos = np.array(tree['pos_emb'], dtype=np.float64)
+        if tree.get('block_size', len(pos)) != len(pos):
+            raise ValueError(f'block_size is {tree["block_size"]} but pos_emb has {len(pos)} rows')
     else:
         pos = np.zeros((tree['block_size'], d_model))
     params = {
@@ -217,6 +219,9 @@ def my_compile(text):
         'lnf': {'gamma': 1.0, 'beta': 0.0, **tree.get('lnf', {})},
     }
     for layer in tree.get('layers', []):
+        unknown = set(layer) - {'Q', 'K', 'V', 'P', 'M1', 'b1', 'M2', 'b2', 'ln1', 'ln2'}
+        if unknown:
+            raise ValueError(f'unknown keys in a layer: {sorted(unknown)}')
         out = {'ln1': {'gamma': 1.0, 'beta': 0.0, **layer.get('ln1', {})},
                'ln2': {'gamma': 1.0, 'beta': 0.0, **layer.get('ln2', {})}}
         for key in ('Q', 'K', 'V', 'P', 'M1', 'b1', 'M2', 'b2'):

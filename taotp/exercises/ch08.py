@@ -13,11 +13,14 @@
 """
 import builtins
 import itertools
+import json
+from contextlib import contextmanager
 
 import numpy as np
 
 from ..decoding import last_token_argmax
 from ..interpreter import book_listing, dump_program, load_program
+from ..interpreter import build as _build_module, load as _load_module, parse as _parse_module
 from ..params import params_difference, random_params
 from . import guard
 from .registry import Puzzle, checker
@@ -43,10 +46,20 @@ _CHOICE_FUNCTIONS = {
 
 
 def _inputs_8_3(seed=0, n_random=300):
-    """Every prompt of 1 or 2 tokens, then seeded random prompts of 3..8 tokens."""
+    """Every prompt of 1 or 2 tokens, adversarial ones of 3..8, then seeded random ones of 3..8.
+
+    The adversarial prompts: all tokens equal, increasing and decreasing runs,
+    the smallest token at every place of an 8-token prompt, the vocabulary's ends.
+    """
     rng = np.random.default_rng(seed)
     groups = [np.array(list(itertools.product(range(20), repeat=n))) for n in (1, 2)]
     for n in range(3, 9):
+        special = [[v] * n for v in (0, 7, 19)]
+        special += [list(range(19, 19 - n, -1)), list(range(n)), list(range(20 - n, 20)),
+                    [19] * (n - 1) + [0], [0] + [19] * (n - 1)]
+        if n == 8:
+            special += [[13 if j != at else 4 for j in range(8)] for at in range(8)]
+        groups.append(np.array(special))
         groups.append(rng.integers(0, 20, size=(n_random // 6, n)))
     return groups
 
@@ -80,6 +93,8 @@ def check_8_3(answer):
             got = guard.call(answer_fn, list(prompt), what=what, on=f'prompt {prompt}',
                              seconds=5)
             try:
+                if isinstance(got, (bool, np.bool_)):
+                    raise TypeError('a bool is not a token id')
                 got_id = int(got)
             except (TypeError, ValueError, OverflowError):
                 raise Finding(f'{what} returned {got!r} on prompt {prompt}; expected a token id',
@@ -89,7 +104,9 @@ def check_8_3(answer):
                               f'{int(target)}, {what} says {got!r}', prompt)
             checked += 1
     return Passed(f'agrees with the Fig. 8.3 program at full precision on {checked} prompts '
-                  f'(every prompt of 1-2 tokens, seeded random ones of 3-8)')
+                  f'(every prompt of 1-2 tokens; of 3-8 tokens: repeated tokens, runs, the '
+                  f'smallest token at every place, the vocabulary\'s ends, and seeded random '
+                  f'ones)')
 
 
 # ----------------------------------------------------------------------------- 8.4
@@ -133,18 +150,141 @@ _MALFORMED = [
     ('a ragged tok_emb', '{"tok_emb": [[1.0, -1.0, 0.0], [0.0, 1.0]], "block_size": 2}'),
     ('a K with the wrong d_model', _text(k_rows='"K": [[[1.0], [0.0]]]')),
     ('an unknown top-level key', '{"tok_emb": [[1.0, -1.0]], "block_size": 2, "tok_embs": []}'),
+    ('an unknown key in a layer', _text().replace('"b2"', '"M3": [1.0], "b2"')),
+    ('an unknown key in a layer norm', '{"tok_emb": [[1.0, -1.0]], "block_size": 2, '
+                                       '"lnf": {"gama": 1.0}}'),
     ('no tok_emb', '{"block_size": 2}'),
     ('not a dict', '[1, 2, 3]'),
+    ('an infinite number', '{"tok_emb": [[1.0, 1e999]], "block_size": 2}'),
+    ('block_size 0', '{"tok_emb": [[1.0, -1.0]], "block_size": 0}'),
+    ('a fractional block_size', '{"tok_emb": [[1.0, -1.0]], "block_size": 2.5}'),
+    ('a block_size that contradicts pos_emb',
+     '{"tok_emb": [[1.0, -1.0]], "pos_emb": [[0.0, 0.0]], "block_size": 2}'),
+]
+
+# texts that hold code: evaluated, each would give a valid program, so a loader must refuse them
+_EXPRESSIONS = [
+    ('a list times a number', '{"tok_emb": [[1.0, -1.0]] * 2, "block_size": 2}'),
+    ('a power', '{"tok_emb": [[2 ** 0, -1.0]], "block_size": 2}'),
+    ('a conditional expression', '{"tok_emb": [[1.0, -1.0]], "block_size": 2 if 1 else 3}'),
 ]
 
 _SNEAKY = "__import__('builtins').__dict__.__setitem__('_taotp_8_4_ran', True)"
+
+
+# ----------------------------------------------------------------------------- random programs
+
+def _table(rng, shape):
+    """Small random numbers: whole ones (written as ints) or floats rounded to a random place."""
+    if rng.random() < 0.4:
+        return rng.integers(-3, 4, size=shape).astype(np.float64), True
+    return np.round(rng.standard_normal(shape) * 3, int(rng.integers(1, 17))), False
+
+
+def _written(value, whole):
+    return np.asarray(value).astype(np.int64).tolist() if whole else np.asarray(value).tolist()
+
+
+def _random_program(rng):
+    """(compact text, full params): a random small program and a text that omits defaults.
+
+    Each default the text may leave out (layer norms, ``out_emb`` when tied,
+    ``pos_emb`` when zero, ``layers`` when empty) is left out half the time;
+    numbers are ints or floats of any length, and an MLP of width 0 is written
+    as the book writes it (``"M1": [[], ...]``, ``"b1": []``, ``"M2": []``).
+    """
+    d, vocab, block = (int(rng.integers(1, 5)), int(rng.integers(1, 6)), int(rng.integers(1, 6)))
+    default = {'gamma': 1.0, 'beta': 0.0}
+
+    def norm():
+        if rng.random() < 0.5:
+            return dict(default), True
+        return {'gamma': float(rng.integers(1, 4)), 'beta': float(np.round(rng.normal(), 3))}, \
+            False
+
+    text, params = {}, {}
+    tok, whole = _table(rng, (vocab, d))
+    text['tok_emb'], params['tok_emb'] = _written(tok, whole), tok
+    if rng.random() < 0.5:
+        params['pos_emb'] = np.zeros((block, d))
+        if rng.random() < 0.5:
+            text['block_size'] = block
+        else:
+            text['pos_emb'] = _written(params['pos_emb'], True)
+    else:
+        pos, whole = _table(rng, (block, d))
+        text['pos_emb'], params['pos_emb'] = _written(pos, whole), pos
+    if rng.random() < 0.5:                        # tied: out_emb may be left out
+        params['out_emb'] = tok.copy()
+        if rng.random() < 0.5:
+            text['out_emb'] = _written(tok, whole)
+    else:
+        out, whole = _table(rng, (vocab, d))
+        text['out_emb'], params['out_emb'] = _written(out, whole), out
+    params['layers'], layers = [], []
+    for _ in range(int(rng.integers(0, 3))):
+        heads, d_head, d_ff = (int(rng.integers(1, 3)), int(rng.integers(1, 3)),
+                               int(rng.integers(0, 3)))
+        shapes = {'Q': (heads, d, d_head), 'K': (heads, d, d_head), 'V': (heads, d, d_head),
+                  'P': (heads, d, d_head), 'M1': (d, d_ff), 'b1': (d_ff,), 'M2': (d_ff, d),
+                  'b2': (d,)}
+        layer_text, layer = {}, {}
+        for key, shape in shapes.items():
+            value, whole = _table(rng, shape)
+            layer_text[key], layer[key] = _written(value, whole), value
+        for key in ('ln1', 'ln2'):
+            layer[key], is_default = norm()
+            if not is_default or rng.random() < 0.5:
+                layer_text[key] = layer[key]
+        params['layers'].append(layer)
+        layers.append(layer_text)
+    if layers or rng.random() < 0.5:
+        text['layers'] = layers
+    params['lnf'], is_default = norm()
+    if not is_default or rng.random() < 0.5:
+        text['lnf'] = params['lnf']
+    keys = list(text)
+    rng.shuffle(keys)                             # any order of the fields
+    return json.dumps({k: text[k] for k in keys}, indent=int(rng.integers(0, 3)) or None), params
+
+
+def _random_programs(count=12, seed=841):
+    rng = np.random.default_rng(seed)
+    return [_random_program(rng) for _ in range(count)]
+
+
+# ----------------------------------------------------------------------------- the check
+
+class _PackageLoader(BaseException):
+    """Raised when a submission calls the package's own loader during the check."""
+
+
+@contextmanager
+def _package_loader_refused():
+    """While a submitted loader runs, ``taotp.load_program`` and its parts refuse to work."""
+    def refuse(*args, **kwargs):
+        raise _PackageLoader('it called taotp.load_program (or its parser), the package\'s '
+                             'own answer to this puzzle; write the loader yourself')
+
+    patched = [(_load_module, 'build'), (_load_module, 'parse'), (_load_module, 'parse_json'),
+               (_parse_module, 'parse'), (_parse_module, 'parse_json'), (_build_module, 'build')]
+    saved = [getattr(module, name) for module, name in patched]
+    for module, name in patched:
+        setattr(module, name, refuse)
+    try:
+        yield
+    finally:
+        for (module, name), original in zip(patched, saved):
+            setattr(module, name, original)
 
 
 def _same(want, got, where):
     """Raise a Finding at the first difference between two params dicts (exact, bit for bit)."""
     difference = params_difference(want, got)
     if difference is not None:
-        raise Finding(f'{where}: differs from the full form at {difference}')
+        hint = (' (return NumPy arrays, not nested lists: a list of tables as pos_emb means '
+                'several position tables)' if 'lists of different' in difference else '')
+        raise Finding(f'{where}: differs from the full form at {difference}{hint}')
 
 
 def _load(my_compile, text, what):
@@ -152,61 +292,83 @@ def _load(my_compile, text, what):
     return guard.program(params, what=f'the params your loader made from {what}')
 
 
+def _attempt(my_compile, text, what):
+    """``(result, None)`` if the loader returned, ``(None, exception)`` if it raised one.
+
+    Exits, Ctrl-C raised by the loader and time-outs are findings (``guard.call``).
+    """
+    def attempt():
+        try:
+            return my_compile(text), None
+        except Exception as exc:
+            return None, exc
+    return guard.call(attempt, what='your loader', on=what, seconds=10)
+
+
+def _must_refuse(my_compile, text, what, because):
+    out, error = _attempt(my_compile, text, what)
+    if error is not None:
+        if not str(error).strip():
+            raise Finding(f'on {what} your loader raised {type(error).__name__} with an empty '
+                          f'message; say what is wrong', text)
+        return
+    problems = None
+    try:
+        guard.program(out)
+    except Finding as f:
+        problems = f.message
+    raise Finding(f'on {what} your loader returned a value instead of raising an error'
+                  + (f' (the result is invalid: {problems})' if problems else f' ({because})'),
+                  text)
+
+
 @checker('8.4')
 def check_8_4(my_compile):
     """``my_compile(text) -> params``: compact forms, the printed listings, errors, no code."""
     if not callable(my_compile):
         raise Finding(f'expected a function text -> params; got {type(my_compile).__name__}')
-    # 1. the book's listings as printed (Fig. 8.3 has "M2": [] and layer-norm dicts)
-    for name in ('hello_world', 'min'):
-        text = book_listing(name)
-        got = _load(my_compile, text, f'the book listing {name!r}')
-        _same(load_program(text), got, f'book listing {name!r}')
-    # 2. a full program written by dump_program
-    rng = np.random.default_rng(84)
-    full = random_params(rng, vocab_size=4, block_size=5, d_model=3, n_layers=2, n_heads=2,
-                         d_head=2, d_ff=3)
-    _same(full, _load(my_compile, dump_program(full), 'a dumped random program'),
-          'a dumped random program')
-    # 3. compact forms must equal their full forms
-    for what, compact, full_text in _COMPACT_CASES:
-        want = load_program(full_text)
-        _same(want, _load(my_compile, compact, f'a program with {what}'), f'with {what}')
-    # 4. malformed texts must raise, not return something
-    for what, text in _MALFORMED:
+    # what every text must give, computed before the submission runs
+    listings = [(name, book_listing(name)) for name in ('hello_world', 'min')]
+    listings = [(name, text, load_program(text)) for name, text in listings]
+    full = random_params(np.random.default_rng(84), vocab_size=4, block_size=5, d_model=3,
+                         n_layers=2, n_heads=2, d_head=2, d_ff=3)
+    compact = [(what, text, load_program(full_text)) for what, text, full_text in _COMPACT_CASES]
+    randoms = _random_programs()
+    with _package_loader_refused():
+        # 1. the book's listings as printed (Fig. 8.3 has "M2": [] and layer-norm dicts)
+        for name, text, want in listings:
+            got = _load(my_compile, text, f'the book listing {name!r}')
+            _same(want, got, f'book listing {name!r}')
+        # 2. a full program written by dump_program
+        _same(full, _load(my_compile, dump_program(full), 'a dumped random program'),
+              'a dumped random program')
+        # 3. compact forms must equal their full forms
+        for what, text, want in compact:
+            _same(want, _load(my_compile, text, f'a program with {what}'), f'with {what}')
+        for i, (text, want) in enumerate(randoms):
+            what = f'random compact program {i}'
+            _same(want, _load(my_compile, text, what), f'{what} ({text[:200]})')
+        # 4. malformed texts must raise, not return something
+        for what, text in _MALFORMED:
+            _must_refuse(my_compile, text, what, 'the text is malformed')
+        # 5. the text must never be executed
+        for what, text in _EXPRESSIONS:
+            _must_refuse(my_compile, text, f'a text holding {what}',
+                         'it evaluated code; parse the text, never eval it')
         try:
-            with guard.time_limit(10):
-                out = my_compile(text)
-        except guard._TimeUp:
-            raise Finding(f'your loader took longer than 10 s on {what}') from None
-        except Exception as exc:
-            if not str(exc).strip():
-                raise Finding(f'on {what} your loader raised {type(exc).__name__} with an empty '
-                              f'message; say what is wrong') from None
-            continue
-        problems = None
-        try:
-            guard.program(out)
-        except Finding as f:
-            problems = f.message
-        raise Finding(f'on {what} your loader returned a value instead of raising an error'
-                      + (f' (the result is invalid: {problems})' if problems else ''), text)
-    # 5. the text must never be executed
-    try:
-        try:
-            with guard.time_limit(10):
-                my_compile(_SNEAKY)
-        except (Exception, guard._TimeUp):  # any refusal is fine here
-            pass
-        if getattr(builtins, '_taotp_8_4_ran', False):
-            raise Finding('your loader executed code from the program text (it ran '
-                          f'{_SNEAKY!r}); parse the text, never eval it', _SNEAKY)
-    finally:
-        if hasattr(builtins, '_taotp_8_4_ran'):
-            delattr(builtins, '_taotp_8_4_ran')
-    return Passed(f'reads both printed listings and a dumped program exactly; {len(_COMPACT_CASES)} '
-                  f'compact forms equal their full forms; raises on {len(_MALFORMED)} malformed '
-                  f'texts; did not execute an injected expression')
+            _attempt(my_compile, _SNEAKY, 'a text holding a function call')
+            if getattr(builtins, '_taotp_8_4_ran', False):
+                raise Finding('your loader executed code from the program text (it ran '
+                              f'{_SNEAKY!r}); parse the text, never eval it', _SNEAKY)
+        finally:
+            if hasattr(builtins, '_taotp_8_4_ran'):
+                delattr(builtins, '_taotp_8_4_ran')
+    return Passed(f'reads both printed listings and a dumped program exactly; '
+                  f'{len(_COMPACT_CASES) + len(randoms)} compact forms ({len(randoms)} random: '
+                  f'any field order, ints and floats, MLPs of width 0) equal their full forms; '
+                  f'raises with a message on {len(_MALFORMED)} malformed texts; refuses '
+                  f'{len(_EXPRESSIONS) + 1} texts holding code and never runs them; the package\'s '
+                  f'own loader was switched off while yours ran')
 
 
 PUZZLES = [
