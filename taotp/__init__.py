@@ -54,7 +54,8 @@ from .interpreter import ProgramError, compile_TAOTP, dump_program, load_program
 
 __version__ = '0.1.0'
 
-_LAZY = ('plot', 'widgets', 'programs', 'exercises', 'reference')
+_LAZY = ('plot', 'widgets', 'programs', 'exercises', 'reference',
+         'train', 'export')   # the training extra: PyTorch loads only when they are used
 
 
 def __getattr__(name):
