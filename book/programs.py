@@ -61,18 +61,29 @@ for program in PROGRAMS:
                      non0=taotp.count_non0_params(params)['n_params'],
                      book_total=program.source_total, book_non0=program.source_non0))
 
+# %% tags=["hide-input"]
 def show(n):
     return '-' if n is None else f'{n:,}'
 
-print(f'{"ch":>2}  {"program":<50} {"L":>2} {"H":>2} {"d":>4} {"MLP":>3} '
-      f'{"total":>10} {"book":>9} {"non-zero":>9} {"book":>8}')
-for r in rows:
-    print(f'{r["chapter"]:>2}  {r["name"]:<50} {r["layers"]:>2} {r["heads"]:>2} {r["d_model"]:>4} '
-          f'{"yes" if r["mlp"] else "-":>3} {show(r["total"]):>10} {show(r["book_total"]):>9} '
-          f'{show(r["non0"]):>9} {show(r["book_non0"]):>8}')
+# one table, shown as a table in Jupyter, Colab and the book (Markdown) and as aligned
+# text where only plain text is shown
+head = ['ch', 'program', 'L', 'H', 'd', 'MLP', 'total', 'source', 'non-zero', 'source']
+cells = [[str(r['chapter']), r['name'], str(r['layers']), str(r['heads']), str(r['d_model']),
+          'yes' if r['mlp'] else '-', show(r['total']), show(r['book_total']),
+          show(r['non0']), show(r['book_non0'])] for r in rows]
+markdown = '\n'.join(['| ' + ' | '.join(head) + ' |',
+                      '|' + '|'.join(['---:', ':---'] + ['---:'] * 8) + '|']
+                     + ['| ' + ' | '.join(c) + ' |' for c in cells])
+widths = [max(len(x) for x in column) for column in zip(head, *cells)]
+plain = '\n'.join('  '.join(x.ljust(w) if i == 1 else x.rjust(w)
+                             for i, (x, w) in enumerate(zip(line, widths))).rstrip()
+                   for line in [head] + cells)
+from IPython.display import display
+display({"text/markdown": markdown, "text/plain": plain}, raw=True)
 
 # %% [markdown]
-# (L: layers, H: attention heads over all layers, d: `d_model`. The book's non-zero counts
+# (L: layers, H: attention heads over all layers, d: `d_model`; *source*: the number the
+# chapter's source states. The book's non-zero counts
 # differ from ours by a few where its rotation matrices come from a singularly
 # conditioned solve, and Sort's 184 is the book's 166 in `tok_emb` plus 18 elsewhere;
 # each chapter explains its own case.)

@@ -1,4 +1,5 @@
 """Every stored notebook is runnable as stored: python3 kernel, quiet, errors only where tagged."""
+import re
 from pathlib import Path
 
 import jupytext
@@ -106,3 +107,41 @@ def test_colab_badges_and_install_cells_follow_the_configured_repository():
     assert not stale, f'run python tools/colab_links.py (then tools/run_notebooks.py): {stale}'
     for script in links.scripts():
         assert links.BADGE.search(script.read_text()), f'{script.name} has no Colab badge'
+
+
+def _output_texts(out):
+    """The text a reader sees in one stored output (images and HTML players left out)."""
+    data = out.get('data', {})
+    yield out.get('text', '')
+    yield from (str(v) for k, v in data.items() if k in ('text/plain', 'text/markdown'))
+    yield out.get('evalue', '')
+    yield '\n'.join(out.get('traceback', []))
+
+
+REPR = re.compile(r'<(function|bound method|built-in function|lambda)\b[^>]*>'
+                  r'|\bobject at 0x[0-9a-fA-F]+')
+MACHINE_PATH = re.compile(re.escape(str(ROOT)) + r'|(site|dist)-packages/|/tmp/ipykernel_'
+                          r'|(?<![\w.:/])/(home|root|tmp|usr|opt|work|Users|var)/')
+
+
+@pytest.mark.parametrize('path', NOTEBOOKS, ids=IDS)
+def test_outputs_show_no_function_reprs(path):
+    """A cell that ends in a function (e.g. ``interact(f)``) prints ``<function f>``."""
+    nb = nbformat.read(path, as_version=4)
+    for i, cell in enumerate(nb.cells):
+        for out in cell.get('outputs', []):
+            for text in _output_texts(out):
+                match = REPR.search(text)
+                assert not match, f'cell {i} shows {match.group(0)!r}: end the cell with ";"'
+
+
+@pytest.mark.parametrize('path', NOTEBOOKS, ids=IDS)
+def test_outputs_and_tracebacks_show_no_machine_paths(path):
+    """Tracebacks are stored package-relative (tools/run_notebooks.py), outputs print none."""
+    nb = nbformat.read(path, as_version=4)
+    for i, cell in enumerate(nb.cells):
+        for out in cell.get('outputs', []):
+            for text in _output_texts(out):
+                match = MACHINE_PATH.search(text)
+                assert not match, (f'cell {i} shows the path {match.group(0)!r}: '
+                                   f'run tools/run_notebooks.py {path.with_suffix(".py").name}')

@@ -7,9 +7,12 @@ For each notebook the script (``NN_name.py``, the text that is reviewed) is read
 with jupytext, executed top to bottom with nbclient in the notebook's folder
 (as nbval and the book build do), and written back as ``NN_name.ipynb`` with
 its outputs; the script is rewritten too, so the pair is in sync.  Two
-notebooks run at a time (the machine's two cores).
+notebooks run at a time (the machine's two cores).  Tracebacks are stored with
+package-relative paths (``taotp/params.py``, ``numpy/...``), never the paths of
+the machine that ran them.
 """
 import os
+import re
 import sys
 import tempfile
 import time
@@ -21,6 +24,18 @@ for _var in ('OPENBLAS_NUM_THREADS', 'OMP_NUM_THREADS', 'MKL_NUM_THREADS'):
 
 import jupytext
 from nbclient import NotebookClient
+
+
+ROOT = Path(__file__).resolve().parent.parent
+# an absolute path up to the repository or an installed-packages folder; what follows
+# it (``taotp/model.py``, ``numpy/linalg/...``) is what a reader needs to see
+_MACHINE_PREFIX = re.compile(r'(?<![\w.])/[^\s:\'"\x1b]*?/(?:site|dist)-packages/|'
+                             + re.escape(str(ROOT) + os.sep))
+
+
+def relative_paths(text):
+    """``text`` with this machine's repository and site-packages prefixes removed."""
+    return _MACHINE_PREFIX.sub('', text)
 
 
 def scripts(args):
@@ -48,6 +63,9 @@ def run(script, timeout=600):
     for cell in nb.cells:        # no per-run noise in the stored file
         cell.pop('id', None)
         cell.metadata.pop('execution', None)
+        for out in cell.get('outputs', []):
+            if out.output_type == 'error':
+                out.traceback = [relative_paths(line) for line in out.traceback]
     nb.nbformat_minor = 4
     jupytext.write(nb, script.with_suffix('.ipynb'))
     jupytext.write(nb, script, fmt='py:percent')
