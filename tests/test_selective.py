@@ -245,7 +245,11 @@ CASES = [   # (lags, builder keywords, S, T)
     ((1, 3, 4), {'period': 8, 'classes': [(0, 4), (1, 5), (2, 6), (3, 7)]}, 5, 40),
     ((1, 2, 3), {'variant': 'positional'}, 5, 40),
     ((1, 2, 3), {'heads': 1}, 5, 40),          # fewer heads than lags
+    ((1, 2, 3), {'heads': 2}, 5, 40),          # ... every design of the chapter's head panel
+    ((1, 2, 3, 4, 5), {'heads': 1}, 3, 40),
     ((1, 2, 3, 4, 5), {'heads': 2}, 3, 40),
+    ((1, 2, 3, 4, 5), {'heads': 3}, 3, 40),
+    ((1, 2, 3, 4, 5), {'heads': 4}, 3, 40),
     ((1, 3), {'heads': 1}, 5, 40),             # two lags, one head (App. H)
     ((2, 5), {'heads': 1}, 4, 40),             # ... where the paper's shift is wrong
     ((2, 4), {'heads': 1}, 3, 40),
@@ -273,6 +277,34 @@ def test_network_equals_the_formula_at_T256(rng):
         want = sel.construction_predictive(P, lags, X, 20.0, model.meta['design'])
         err = np.abs(model.next_token_probs(X) - want)[:, model.meta['exact_from'] - 1:]
         assert err.max() < 1e-6
+
+
+def test_next_token_probs_runs_the_forward_pass_in_blocks(rng):
+    """Chunked batches give the forward pass's own outputs, bit for bit, in any batch shape."""
+    P = sel.transition_matrix(4, rng)
+    model = sel.build_selective_induction(P, LAGS, 24, beta=30.0)
+    X, _ = sel.sample_batch(P, LAGS, 24, 7, rng=rng)
+    whole = model.run(X)['probs']
+    for chunk in (None, 1, 3, 7, 50):
+        assert np.array_equal(model.next_token_probs(X, chunk=chunk), whole)
+    assert np.array_equal(model.next_token_probs(X[:6].reshape(2, 3, 24)), whole[:6].reshape(2, 3, 24, 4))
+    assert np.array_equal(model.next_token_probs(X[0]), model.run(X[0])['probs'])
+    for bad in (0, 2.5, True):
+        with pytest.raises(ValueError, match=r'DisentangledTransformer: chunk must be a positive int'):
+            model.next_token_probs(X, chunk=bad)
+
+
+def test_the_network_is_worse_than_its_formula_before_exact_from(rng):
+    """Chapter 10's KL claim: before exact_from the forward pass reads fallback rows."""
+    P = sel.transition_matrix(5, np.random.default_rng(0))
+    model = sel.build_selective_induction(P, LAGS, 16, beta=100.0)
+    X, true = sel.sample_batch(P, LAGS, 16, 300, rng=rng)
+    curves = sel.kl_curves(P, LAGS, X, true, {
+        'net': model.next_token_probs(X), 'formula': sel.construction_predictive(P, LAGS, X, 100.0)})
+    start = model.meta['exact_from']
+    assert curves['net'][2] > 2 * curves['formula'][2]                     # t = 3
+    np.testing.assert_allclose(curves['formula'][2], curves['BMA'][2])      # no evidence yet: uniform
+    np.testing.assert_allclose(curves['net'][start - 1:], curves['formula'][start - 1:], atol=1e-12)
 
 
 def test_exact_from_is_tight(rng):

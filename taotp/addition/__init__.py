@@ -6,9 +6,10 @@
 * ``programs``: the single-digit, multi-digit mod-10 and decimal adders (Figs. 6.2-6.4);
 * ``figures``: the chapter's pictures, one ``draw_*(fig, ...)`` each.
 
-The book's ``build_MLP`` is Fig. 6.1 of the preprint (its plain-text copy lost
-the listing); ours follows the spike lemma, three ReLUs per point, and
-reproduces every parameter count of the chapter.
+The book's ``build_MLP`` is the listing of the preprint's Fig. 6.1 (the author's
+notebook, https://yanivle.github.io/taotp.ipynb, has it too): three ReLUs per
+point.  Ours is written afresh from the spike lemma, builds the same units in
+another order, and reproduces every parameter count of the chapter.
 
 The numbers the preprint states about these programs live with them in
 ``taotp.programs.CATALOGUE`` (``source_total``, ``source_non0`` and ``facts``).

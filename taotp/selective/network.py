@@ -120,9 +120,23 @@ class DisentangledTransformer:
         return {'resid': resid, 'attn': attn, 'scores': scores,
                 'probs': softmax(out) if self.output == 'log' else out}
 
-    def next_token_probs(self, tokens):
-        """``(..., n, S)``: row t is the predicted law of the token after the first ``t + 1``."""
-        return self.run(tokens)['probs']
+    def next_token_probs(self, tokens, chunk=None):
+        """``(..., n, S)``: row t is the predicted law of the token after the first ``t + 1``.
+
+        The same forward pass as ``run``, over a batch in blocks of ``chunk``
+        sequences (default: as many as keep one block's residual streams near
+        16 MB), keeping only the outputs; the width grows ``(1 + H)``-fold per
+        layer, so a whole batch at ``T = 128`` would need gigabytes.
+        """
+        tokens = self._tokens(tokens)
+        lead, n = tokens.shape[:-1], tokens.shape[-1]
+        rows = tokens.reshape(-1, n)
+        if chunk is None:
+            chunk = max(1, (16 << 20) // (8 * n * sum(self.widths)))
+        elif isinstance(chunk, bool) or not isinstance(chunk, (int, np.integer)) or chunk < 1:
+            raise ValueError(f'DisentangledTransformer: chunk must be a positive int; got {chunk!r}')
+        out = [self.run(rows[i:i + chunk])['probs'] for i in range(0, len(rows), chunk)]
+        return np.concatenate(out).reshape(lead + (n, self.S))
 
 
 def disentangled_slots(S, T, H):
