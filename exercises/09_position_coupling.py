@@ -150,42 +150,47 @@ check('9.8', carry_out)
 
 
 # %% [markdown]
-# ## Puzzle 9.9 · Flags (budget: a few ReLUs)
+# ## Puzzle 9.9 · Flags (budget: at most 3 ReLUs)
 #
-# `flags(pre_arrow, pre_eos) -> (arrow, eos)`. The readout scores a digit 1, the separator
-# `10 * arrow` and EOS `100 * eos`. The checker feeds the values heads 3 and 4 produce at
-# every response position of a few problems.
+# Write the flag units as a small ReLU MLP: give its weights `(M1, b1, M2, b2)`, shapes
+# `(2, h)`, `(h,)`, `(h, 2)`, `(2,)` with `h <= 3`, so that
+# `[ARROW, EOS] = relu([PRE_ARROW, PRE_EOS] @ M1 + b1) @ M2 + b2`. The readout scores a digit
+# 1, the separator `10 * ARROW` and EOS `100 * EOS`. The checker feeds the values heads 3 and 4
+# produce at every response position of nine problems (1 to 12 operands, zeros, all nines).
 
 # %%
-def flags(pre_arrow, pre_eos):
-    return None  # your code here
+flag_mlp = None  # (M1, b1, M2, b2)
 
-check('9.9', flags)
+check('9.9', flag_mlp)
 
 
 # %% [markdown]
-# ## Puzzle 9.10 · The digit MLP (budget: 80 ReLUs)
+# ## Puzzle 9.10 · The digit MLP (budget: at most 80 ReLUs)
 #
-# `digit_mlp(pre_sum, pre_carry, num)` returns 10 numbers, exactly one-hot at the next
-# digit, even when `pre_sum` is off by up to 0.09.
+# Give the weights `(M1, b1, M2, b2)` of a ReLU MLP, shapes `(3, h)`, `(h,)`, `(h, 10)`,
+# `(10,)` with `h <= 80`: from `[PRE_SUM, PRE_CARRY, NUM]` it must compute 10 numbers that are
+# exactly one-hot (to 1e-6) at the next digit, even when `PRE_SUM` is off by up to 0.09.
 
 # %%
-def digit_mlp(pre_sum, pre_carry, num):
-    return None  # your code here
+digit_weights = None  # (M1, b1, M2, b2)
 
-check('9.10', digit_mlp)
+check('9.10', digit_weights)
 
 
 # %% [markdown]
-# ## Puzzle 9.11 · Assemble the adder (budget: 1 layer, 4 heads)
+# ## Puzzle 9.11 · Assemble the adder (budget: 1 layer, 4 heads, 83 ReLUs, d = 19 + 2P1 + 2P2)
 #
-# `build(max_digits, max_operands)` returns an object whose `generate(operands)` returns
-# `(response_tokens, total)`: the generated tokens after `=` (the final `$` included) and
-# the sum read from them. One build must serve every problem size up to its maxima.
+# `build(max_digits, max_operands)` returns a book-format params dict (vocabulary
+# `0123456789+=>$`, `pos_emb` a list of two tables: level 1, level 2) of the paper's model,
+# which has no layer norms: the checker runs it with `taotp.transformer(..., norm='none')` and
+# the IDs of `taotp.coupling.coupled_ids` (offsets 1, 1). It must write every response token
+# after `=`, then `$`, on every problem up to `max_operands` numbers of `max_digits` digits
+# (checked for `build(8, 8)`, `build(3, 12)` and `build(1, 1)`), within the theorem's budget:
+# one layer, four heads, 83 ReLUs and the width of 9.12.
 
 # %%
 def build(max_digits, max_operands):
-    return None  # your code here
+    return None  # your params dict here
 
 check('9.11', build)
 
@@ -206,7 +211,9 @@ check('9.12', size)
 # ## Puzzle 9.13 · Find the bug (budget: at most 20 operands of 20 digits)
 #
 # Give a list of operands on which the paper's literal code width
-# ($P_1 = \lceil\log_2 \ell\rceil$) makes the adder fail.
+# ($P_1 = \lceil\log_2 \ell\rceil$) makes the adder fail, although the paper's own condition
+# $\ell + 1 \le 2^{P_1}$ holds ($n$, $m$ and $\ell$ are those of your operands). Where
+# $\ell$ is a power of two that condition fails already: a rounding slip, not the bug.
 
 # %%
 operands = None  # your answer
@@ -229,8 +236,9 @@ check('9.14', answer)
 #
 # In base $b$ the digit units use $g = S + (\text{PRE\_CARRY} - \text{NUM})/b + c_0$ and
 # trapezoids with plateau $[k, k + w]$ (and $[k + b, k + b + w]$), ramps of width $r$.
-# `shape(b) -> (w, r, c0)` must give an **exactly** one-hot digit block for
-# $b \in \{2, 3, 7, 10, 16\}$. (Base 10's shape is not enough for base 2.)
+# `shape(b) -> (w, r, c0)` must give an **exactly** one-hot digit block in every base $b \ge 2$,
+# even when the pair sum $S$ is off by up to 0.02 (checked for every base from 2 to 16 and a few
+# larger ones). (Base 10's shape is not enough for base 2.)
 
 # %%
 def shape(b):
@@ -281,9 +289,10 @@ check('9.18', counts)
 # %% [markdown]
 # ## Puzzle 9.19 · Port to PreLN (budget: 1 layer, 4 heads, book format)
 #
-# Build a params dict for the book's `transformer` with two position tables (level 1,
-# level 2) that adds up to 4 operands of 4 digits. The checker runs it teacher-forced with
-# IDs from `taotp.coupling.coupled_ids` (vocabulary `0123456789+=>$`).
+# Build a params dict for the book's `transformer` (PreLN, layer norms included) with two
+# position tables (level 1, level 2) that adds up to 4 operands of 4 digits, with one layer and
+# four heads. The checker runs it teacher-forced with IDs from `taotp.coupling.coupled_ids`
+# (vocabulary `0123456789+=>$`).
 
 # %%
 params = None  # your program

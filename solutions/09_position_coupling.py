@@ -202,40 +202,52 @@ assert result
 # ## Puzzle 9.9 · Flags
 #
 # `ARROW` needs only head 3; `EOS` needs both: the last digit (head 3 sees only BOS) *and*
-# the last running sum (head 4 sees no partner, `PRE_EOS` = 1/2).
+# the last running sum (head 4 sees no partner, `PRE_EOS` = 1/2). Two ReLUs do it:
+# $u_0 = \sigma(\text{PRE\_ARROW} - 1/2)$, $u_1 = \sigma(\text{PRE\_EOS} - 1/3)$, then
+# $\text{ARROW} = 2u_0$ and $\text{EOS} = 2u_0 + 6u_1 - 1$ (the $-1$ is the output bias).
 
 # %%
-relu = lambda v: max(v, 0.0)  # noqa: E731
-
-
-def flags(pre_arrow, pre_eos):
-    arrow = 2 * relu(pre_arrow - 0.5)
-    return arrow, arrow + 6 * relu(pre_eos - 1 / 3) - 1
-
-
-result = check('9.9', flags)
+M1 = np.eye(2)                                # unit 0 reads PRE_ARROW, unit 1 reads PRE_EOS
+b1 = np.array([-1 / 2, -1 / 3])
+M2 = np.array([[2.0, 2.0],                    # columns: ARROW, EOS
+               [0.0, 6.0]])
+b2 = np.array([0.0, -1.0])
+result = check('9.9', (M1, b1, M2, b2))
 assert result
 
 
 # %% [markdown]
 # ## Puzzle 9.10 · The digit MLP
+#
+# Every unit reads the same number $g - 0.21 = \text{PRE\_SUM} + (\text{PRE\_CARRY} -
+# \text{NUM})/10$, which lands in $[S + c + 0.02, S + c + 0.30]$ for the carry $c$ even with
+# `PRE_SUM` off by 0.09. Digit $k$ is a double trapezoid, 1 on $[k, k + 1/2]$ and on
+# $[k + 10, k + 10\tfrac12]$, 0 outside $(k - 1/2, k + 1)$ and $(k + 9\tfrac12, k + 11)$: eight
+# ReLUs with kinks at $k + c_i$ and slopes $\pm 2$, so $10 \cdot 8 = 80$ units.
 
 # %%
-def digit_mlp(pre_sum, pre_carry, num):
-    g = pre_sum + (pre_carry - num) / 10 + 0.21
-    return np.array([float(C.trapezoid(k, g)) for k in range(10)])
-
-
-result = check('9.10', digit_mlp)
+kinks = (-0.5, 0.0, 0.5, 1.0, 9.5, 10.0, 10.5, 11.0)     # up, flat, down; then again
+slopes = (2, -2, -2, 2, 2, -2, -2, 2)
+M1 = np.tile([[1.0], [0.1], [-0.1]], 80)                 # every unit reads g - 0.21
+b1 = np.array([0.21 - (k + c) for k in range(10) for c in kinks])
+M2 = np.zeros((80, 10))
+for k in range(10):
+    M2[8 * k:8 * k + 8, k] = slopes
+result = check('9.10', (M1, b1, M2, np.zeros(10)))
 assert result
 
 # %% [markdown]
 # ## Puzzle 9.11 · Assemble the adder
 #
-# The book's builder puts the pieces above into one layer (see the chapter).
+# The chapter's builder puts the pieces above into one layer: head 1 of 9.7, the carry head
+# and the two flag heads, the 80 digit units of 9.10 and the 3 flag units of 9.9 (the third
+# makes the $-1$, since the adder keeps `b2` for nothing else), with the code widths of 9.12.
+# `C.build_adder_params` returns its params dict; the checker confirms the budget and runs it
+# without layer norms.
 
 # %%
-result = check('9.11', C.build_multi_operand_adder)
+print(taotp.config(C.build_adder_params(8, 8)))
+result = check('9.11', C.build_adder_params)
 assert result
 
 # %% [markdown]
@@ -257,8 +269,11 @@ assert result
 # %% [markdown]
 # ## Puzzle 9.13 · Find the bug
 #
-# With $\ell = 3$ the paper's width is $P_1 = 2$ and the last digit's ID $1 + 3 = 4 = 2^{P_1}$
-# wraps: the worked example itself fails.
+# With $\ell = 3$ the paper's width is $P_1 = 2$: the condition $\ell + 1 \le 2^{P_1}$ holds
+# with equality, and the last digit's ID $1 + 3 = 4 = 2^{P_1}$ is the last code, so its *next*
+# code wraps around to $v_1$, the separators' code: the worked example itself fails. (Any
+# problem padded to an $\ell$ with $\ell + 1$ a power of two does it, e.g. two to nine
+# operands of six digits: $\ell = 7$.)
 
 # %%
 result = check('9.13', [57, 48, 96])
