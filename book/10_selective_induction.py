@@ -348,10 +348,11 @@ fig
 
 # %% [markdown]
 # The network and its formula agree from $t = 8$ on and differ before. At $t = 3$ the
-# network's KL is almost three times the formula's (first column of the table). Layer 3 reads,
-# for each candidate parent, the layer-2 averages stored at that key. Before query
-# $2k_\max + K - 1 = 8$ (`exact_from`) some of those averages have no token to average (a
-# class $C_h(j)$ is still empty), and a softmax row whose keys are all masked alike does not
+# network's KL is almost three times the formula's (first column of the table). Layer 3
+# scores each candidate parent with two kinds of layer-2 averages: the query's averaged
+# evidence and the averaged positions stored at the candidate key. Before query
+# $2k_\max + K - 1 = 8$ (`exact_from`) some of those averages have no token to average yet (a
+# class $C_h(j)$ is empty), and a softmax row whose keys are all masked alike does not
 # return zero: it averages every earlier token, warm-up included. Multiplied by
 # $\beta = 100$, that meaningless evidence still makes layer 3 confident. The formula, with
 # no evidence at $t = 3$, splits its weight equally, like BMA:
