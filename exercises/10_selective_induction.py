@@ -62,7 +62,8 @@ check('10.1', lag_posterior)
 # the disentangled network (inputs `[onehot(token), onehot(position)]`, scores
 # `h_i^T A h_j`). After the layer, the positional half of the head's output at position
 # `i > kmax` must hold `ptil[i, k]` in slot `i - k` (1-based) and zeros elsewhere. Checked
-# at `lam = 50` to 1e-8 on seeded sequences over three lag sets.
+# at `lam = 50` to 1e-8 on seeded sequences over six lag sets (one lag, `kmin > 1`,
+# `T = kmax + 1`).
 
 # %%
 def layer1_matrix(P, lags, T, lam):
@@ -130,8 +131,8 @@ check('10.5', answer)
 # write `single_head_blocks(lags, T, beta)` returning `(mask2, B)`: the `(T, T)` sign mask of
 # the one layer-2 head (runs of `D` tokens then gaps of `D`, after the warm-up) and the
 # `(T, T)` layer-3 block whose rows are the query's position and columns the key's `phat`
-# slots, entries `0`, `+beta` or `-beta`. Checked on {2, 5}, {1, 3}, {2, 4}, {3, 4}: the
-# paper's rule with `(a - b - 1)` is not general.
+# slots, entries `0`, `+beta` or `-beta`. Checked on {2, 5}, {1, 3}, {2, 4}, {3, 4}, {1, 2},
+# {3, 7} and {1, 6}: the paper's rule with `(a - b - 1)` is not general.
 
 # %%
 def single_head_blocks(lags, T, beta):

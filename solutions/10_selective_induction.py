@@ -71,7 +71,8 @@ assert result
 # the disentangled network (inputs `[onehot(token), onehot(position)]`, scores
 # `h_i^T A h_j`). After the layer, the positional half of the head's output at position
 # `i > kmax` must hold `ptil[i, k]` in slot `i - k` (1-based) and zeros elsewhere. Checked
-# at `lam = 50` to 1e-8 on seeded sequences over three lag sets.
+# at `lam = 50` to 1e-8 on seeded sequences over six lag sets (one lag, `kmin > 1`,
+# `T = kmax + 1`).
 #
 # The token block is the *transpose* of `log P`, because the query is the child and the key the
 # parent; the band is `i - j` (parent `k` back), not `i - j + 1` (that is layer 3).
@@ -164,8 +165,8 @@ assert result
 # write `single_head_blocks(lags, T, beta)` returning `(mask2, B)`: the `(T, T)` sign mask of
 # the one layer-2 head (runs of `D` tokens then gaps of `D`, after the warm-up) and the
 # `(T, T)` layer-3 block whose rows are the query's position and columns the key's `phat`
-# slots, entries `0`, `+beta` or `-beta`. Checked on {2, 5}, {1, 3}, {2, 4}, {3, 4}: the
-# paper's rule with `(a - b - 1)` is not general.
+# slots, entries `0`, `+beta` or `-beta`. Checked on {2, 5}, {1, 3}, {2, 4}, {3, 4}, {1, 2},
+# {3, 7} and {1, 6}: the paper's rule with `(a - b - 1)` is not general.
 #
 # The paper shifts by 1; the sign pattern must be shifted by `2 kmin - 1`, which equals 1 modulo
 # `2D` only when `kmin = 1 (mod D)`.
