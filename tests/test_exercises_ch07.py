@@ -14,6 +14,7 @@ The contract every checker keeps (the reference passes, garbage is reported,
 loops are stopped) is tested once in test_checker_contract.py; the reference
 answers come from their one copy, the solutions notebook (``answer``).
 """
+import inspect
 import time
 
 import numpy as np
@@ -272,3 +273,12 @@ def test_registry_rows():
     assert [p.id for p in rows] == [f'7.{i}' for i in range(1, 12)]
     checked = {p.id for p in rows if p.kind == 'checked'}
     assert checked - {'7.11'} == {'7.3', '7.7', '7.8', '7.9', '7.10'}   # 7.11: another issue
+
+
+CHECKED_HERE = ['7.3', '7.7', '7.8', '7.9', '7.10']
+
+@pytest.mark.parametrize('puzzle', CHECKED_HERE)
+def test_no_checker_takes_options_that_change_the_puzzle(puzzle):
+    body = registry()[puzzle].checker.__wrapped__
+    assert len(inspect.signature(body).parameters) == 1
+    assert registry()[puzzle].checker.budget == 30

@@ -3,7 +3,7 @@
 | id | what is checked (solved means) | cheats tried (each a test below) |
 |---|---|---|
 | 8.1, 8.2 | no checker (open-ended; worked answers in the solutions notebook) | - |
-| 8.3 | a letter of `CHOICES_8_3` or a function tokens -> next token that agrees with the Fig. 8.3 program at full precision on 776 prompts: every prompt of 1-2 tokens; of 3-8: repeated tokens, runs, the smallest token at every place, the vocabulary's ends, seeded random ones | every wrong letter; predicting the printed one-decimal weights; the minimum of all but the first token (caught by the adversarial prompts); True for token 1; half tokens, text, NaN. Not preventable: guessing among 6 letters |
+| 8.3 | a letter of `CHOICES_8_3` or a function tokens -> next token that agrees with the Fig. 8.3 program at full precision on 776 prompts: every prompt of 1-2 tokens; of 3-8: repeated tokens, runs, the smallest token at every place, the vocabulary's ends, seeded random ones | every wrong letter; predicting the printed one-decimal weights; the minimum of all but the first token (caught by the adversarial prompts); True for token 1; half tokens, text, NaN. Not preventable: guessing among 6 letters, or running the 2-decimal listing (the statement asks for "ideally" without running it) |
 | 8.4 | a loader `my_compile(text) -> params`: both printed listings, a dumped program and 17 compact forms (12 random: field order, ints and floats, width-0 MLPs) equal their full forms bit for bit; 11 malformed texts raise with a message; 4 texts holding code are refused and never run; the package's loader is switched off while the submission runs | `taotp.load_program` itself and a wrapper of it (passed before); `eval` without builtins (passed before: it evaluates `[[1.0, -1.0]] * 2`); a loader ignoring unknown layer keys (the old reference passed) or a `block_size` that contradicts `pos_emb`; nested lists instead of arrays; the book's Fig. 8.1 loader; a loader missing each default; one that returns garbage, changes a value, raises with no message, exits or loops on malformed texts, runs the injected call |
 
 The contract every checker keeps (the reference passes, garbage is reported,
@@ -273,3 +273,12 @@ EXTRA_GARBAGE = {
     '8.4': {'a loader returning a list': lambda text: [1, 2],
             'a loader returning the text': lambda text: text},
 }
+
+
+CHECKED_HERE = ['8.3', '8.4']
+
+@pytest.mark.parametrize('puzzle', CHECKED_HERE)
+def test_no_checker_takes_options_that_change_the_puzzle(puzzle):
+    body = registry()[puzzle].checker.__wrapped__
+    assert len(inspect.signature(body).parameters) == 1
+    assert registry()[puzzle].checker.budget == 30

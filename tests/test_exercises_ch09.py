@@ -27,6 +27,7 @@ checker in ``tests/test_checker_contract.py``; the references come from
 ``solutions/09_position_coupling.py`` through ``answer``.
 """
 import copy
+import inspect
 import math
 import time
 
@@ -490,3 +491,12 @@ def test_adder_problems_reach_the_maxima():
     problems = ch09._adder_problems(8, 8, 0, 3)
     assert [99999999] * 8 in problems and [0] in problems
     assert all(len(ops) <= 8 and max(ops) < 10 ** 8 for ops in problems)
+
+
+CHECKED_HERE = [f'9.{i}' for i in range(1, 20)]
+
+@pytest.mark.parametrize('puzzle', CHECKED_HERE)
+def test_no_checker_takes_options_that_change_the_puzzle(puzzle):
+    body = registry()[puzzle].checker.__wrapped__
+    assert len(inspect.signature(body).parameters) == 1
+    assert registry()[puzzle].checker.budget == 30
