@@ -7,7 +7,11 @@
 * The Colab badge of each notebook (``colab_links.py`` writes it with Colab's
   own badge image, which GitHub and Colab show) points at a copy that ships
   with the book, ``_vendor/colab-badge.svg``, so pages load no remote image.
+* A link to an exercises or solutions notebook on GitHub is followed by
+  "(open in Colab)", the same notebook ready to run.
 """
+import re
+
 from sphinx.util.osutil import relative_uri
 
 COLAB_BADGE = 'https://colab.research.google.com/assets/colab-badge.svg'
@@ -41,7 +45,30 @@ def local_colab_badge(app, doctree, docname):
             image['candidates'] = {'*': target}
 
 
+GITHUB_NOTEBOOK = re.compile(r'^https://github\.com/([\w.-]+/[\w.-]+)/blob/([\w.-]+)/'
+                             r'((?:exercises|solutions)/[\w.-]+\.ipynb)$')
+
+
+def colab_next_to_exercises(app, doctree, docname):
+    from docutils import nodes
+    for ref in list(doctree.findall(nodes.reference)):
+        match = GITHUB_NOTEBOOK.match(ref.get('refuri', ''))
+        if not match or 'taotp-colab-link' in ref.get('classes', []):
+            continue
+        siblings = ref.parent.children
+        following = siblings[siblings.index(ref) + 1:siblings.index(ref) + 3]
+        if any('colab.research.google.com' in n.get('refuri', '') for n in following
+               if isinstance(n, nodes.reference)):
+            continue                                  # the text links Colab itself
+        colab = 'https://colab.research.google.com/github/{}/blob/{}/{}'.format(*match.groups())
+        link = nodes.reference('', 'open in Colab', refuri=colab, internal=False,
+                               classes=['taotp-colab-link'])
+        ref.parent.insert(siblings.index(ref) + 1,
+                          [nodes.Text(' ('), link, nodes.Text(')')])
+
+
 def setup(app):
     app.connect('html-page-context', unique_scripts)
     app.connect('doctree-resolved', local_colab_badge)
+    app.connect('doctree-resolved', colab_next_to_exercises)
     return {'parallel_read_safe': True, 'parallel_write_safe': True, 'version': '1'}

@@ -71,6 +71,8 @@ const [root, done] = [arguments[0], arguments[arguments.length - 1]];
     .filter(s => s !== 'inline ');
   r.duplicate_scripts = [...new Set(scripts.filter((s, i) => scripts.indexOf(s) !== i))]
     .map(s => s.slice(0, 120));
+  r.widget_snapshots = document.querySelectorAll(
+    'script[type^="application/vnd.jupyter.widget"], .jupyter-widgets').length;
   r.search_fields = [...document.querySelectorAll('.search-button-field')]
     .filter(e => e.offsetParent !== null && e.getBoundingClientRect().width > 0).length;
 
@@ -127,9 +129,9 @@ const [root, done] = [arguments[0], arguments[arguments.length - 1]];
     frames: +p.querySelector('input[type=range]').max + 1}));
   r.colab = [...document.querySelectorAll('a[href*="colab.research.google.com"]')]
     .map(a => ({href: a.href, in_article: !!a.closest('.bd-article'),
+                exercises: a.classList.contains('taotp-colab-link'),
                 image: (a.querySelector('img') || {}).src || null}));
-  r.repository_buttons = [...document.querySelectorAll('a[href^="https://github.com/"]')]
-    .map(a => a.href);
+  r.github = [...document.querySelectorAll('a[href^="https://github.com/"]')].map(a => a.href);
   done(r);
 })().catch(err => done({failed: String(err)}));
 '''
@@ -210,6 +212,7 @@ def test_page_loads_cleanly_and_offline(visits, page):
     assert not found['remote'], f'fetched from the network: {found["remote"]}'
     assert not found['duplicate_scripts'], f'scripts included twice: {found["duplicate_scripts"]}'
     assert found['search_fields'] == 1, f'{found["search_fields"]} visible search fields'
+    assert not found['widget_snapshots'], 'a static widget snapshot (blank or frozen without a kernel)'
 
 
 @pytest.mark.parametrize('page', PAGES)
@@ -274,17 +277,27 @@ def test_the_book_has_players(visits):
 
 @pytest.mark.parametrize('page', NOTEBOOKS)
 def test_colab_links_open_this_notebook_in_the_configured_repository(visits, page):
-    links = colab_links()
-    url, branch = links.repository()
+    url, branch = colab_links().repository()
     github = url.split('github.com/', 1)[1]
-    expected = f'https://colab.research.google.com/github/{github}/blob/{branch}/book/{page}.ipynb'
+    colab = f'https://colab.research.google.com/github/{github}/blob/{branch}/'
     found = visits(page)
-    assert found['colab'], 'no Colab link on the page'
-    assert {c['href'] for c in found['colab']} == {expected}
-    badges = [c for c in found['colab'] if c['in_article']]
+    own = [c for c in found['colab'] if not c['exercises']]
+    assert {c['href'] for c in own} == {f'{colab}book/{page}.ipynb'}, own
+    badges = [c for c in own if c['in_article']]
     assert len(badges) == 1 and badges[0]['image'].endswith('/_static/colab-badge.svg'), badges
-    assert any(not c['in_article'] for c in found['colab']), 'no Colab launch button'
-    assert url in found['repository_buttons'] or url + '/' in found['repository_buttons']
+    assert any(not c['in_article'] for c in own), 'no Colab launch button'
+    for link in (c['href'] for c in found['colab'] if c['exercises']):
+        assert re.fullmatch(re.escape(colab) + r'(exercises|solutions)/\w+\.ipynb', link), link
+    assert url in found['github'] or url + '/' in found['github'], 'no repository button'
+    for link in found['github']:
+        if '/blob/' in link and re.search(r'/(book|exercises|solutions)/\w+\.ipynb$', link):
+            assert link.startswith(f'{url}/blob/{branch}/'), f'{link} is not in {url}'
+
+
+@pytest.mark.parametrize('page', [p for p in NOTEBOOKS if p[:2].isdigit()])
+def test_chapters_link_their_exercises_in_colab(visits, page):
+    links = [c['href'] for c in visits(page)['colab'] if c['exercises']]
+    assert any(link.endswith(f'exercises/{page}.ipynb') for link in links), links
 
 
 def test_root_page_redirects_to_the_introduction(site):

@@ -145,3 +145,21 @@ def test_outputs_and_tracebacks_show_no_machine_paths(path):
                 match = MACHINE_PATH.search(text)
                 assert not match, (f'cell {i} shows the path {match.group(0)!r}: '
                                    f'run tools/run_notebooks.py {path.with_suffix(".py").name}')
+
+
+@pytest.mark.parametrize('path', [p for p in NOTEBOOKS if p.parent.name == 'book'],
+                         ids=[i for i in IDS if i.startswith('book')])
+def test_live_widgets_are_left_out_of_the_book_and_have_a_player(path):
+    """Without a kernel a widget is blank or frozen: the HTML shows its player instead."""
+    nb = nbformat.read(path, as_version=4)
+    assert 'widgets' not in nb.metadata, 'widget state is stored (the HTML would ship it)'
+    sources = '\n'.join(c.source for c in nb.cells if c.cell_type == 'code')
+    for i, cell in enumerate(nb.cells):
+        kinds = {k for out in cell.get('outputs', []) for k in out.get('data', {})}
+        if 'application/vnd.jupyter.widget-view+json' not in kinds:
+            continue
+        assert 'remove-output' in cell.metadata.get('tags', []), \
+            f'cell {i} shows a live widget in the HTML book: tag it remove-output'
+        name = re.search(r'(\w+)\.widget\(\)', cell.source)
+        assert name and f'{name.group(1)}.player(' in sources, \
+            f'cell {i}: the widget has no kernel-free player ({name and name.group(1)}.player)'

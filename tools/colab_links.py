@@ -5,7 +5,8 @@
 
 Every notebook opens with a Colab badge that points at its own file in the
 repository, and a setup cell whose first lines install the package on Colab
-(and do nothing anywhere else).  The install target can be redirected with the
+(and do nothing anywhere else); links to the repository's notebooks (a
+chapter's exercises) point at the configured repository too.  The install target can be redirected with the
 environment variable ``TAOTP_INSTALL`` (a path or pip requirement); the Colab
 simulation test uses it to install the local checkout.  After rewriting, run
 ``tools/run_notebooks.py`` on the changed scripts.
@@ -19,6 +20,9 @@ FOLDERS = ('book', 'exercises', 'solutions')
 BADGE = re.compile(r'\[!\[Open in Colab\]\(https://colab\.research\.google\.com/assets/'
                    r'colab-badge\.svg\)\]\([^)]*\)')
 INSTALL = re.compile(r"# On Colab, install the book's package first.*?check=True\)\n", re.S)
+# a link to one of this repository's notebooks on GitHub (e.g. a chapter's exercises)
+NOTEBOOK_LINK = re.compile(r'https://github\.com/[\w.-]+/[\w.-]+/blob/[\w.-]+/'
+                           r'((?:book|exercises|solutions)/[\w.-]+\.ipynb)')
 
 
 def repository():
@@ -48,11 +52,20 @@ def install_block():
             f"        'TAOTP_INSTALL', 'taotp @ git+{url}')], check=True)\n")
 
 
+def notebook_link(match):
+    """A GitHub link to one of this repository's notebooks, pointed at the configured one."""
+    if not (ROOT / match.group(1)).exists():
+        return match.group(0)
+    url, branch = repository()
+    return f'{url}/blob/{branch}/{match.group(1)}'
+
+
 def expected(script):
-    """The script's text with its badge and install block brought up to date."""
+    """The script's text with its badge, install block and notebook links up to date."""
     text = script.read_text()
     rel = script.relative_to(ROOT).with_suffix('.ipynb').as_posix()
     text = BADGE.sub(lambda m: badge(rel), text, count=1)
+    text = NOTEBOOK_LINK.sub(notebook_link, text)
     return INSTALL.sub(lambda m: install_block(), text, count=1)
 
 
