@@ -19,7 +19,7 @@
 # [![Open in Colab](https://colab.research.google.com/assets/colab-badge.svg)](https://colab.research.google.com/github/taotp/taotp-book/blob/main/exercises/07_encodings.ipynb)
 #
 # Eleven puzzles about rotation encodings and the sinusoidal encoding of the 2017 transformer.
-# Five have a checker: fill in the starter cell and run `check(...)`, which prints `PASS` or
+# Six have a checker: fill in the starter cell and run `check(...)`, which prints `PASS` or
 # `NOT YET` with the first input that went wrong. The others are questions to think through; the
 # [solutions notebook](https://github.com/taotp/taotp-book/blob/main/solutions/07_encodings.ipynb)
 # discusses them. Conventions as in the chapter: encodings are arrays of shape (positions, dims),
@@ -174,15 +174,34 @@ def padding_dim(encoding, epsilon):
 check('7.10', padding_dim)
 
 # %% [markdown]
-# ## Puzzle 7.11 · Train with both encodings (training experiment)
+# ## Puzzle 7.11 · Train with both encodings (budget: two PostLN models of the same shape)
 #
-# Train a PostLN transformer on data you like, once with the sinusoidal encoding and once with a
-# random rotation encoding. Which learns better, and why? A small harness to start from:
-# `taotp.encodings.train_offset_head(encoding, delta, steps, lr)` trains one positional
-# attention score (on the raw encoding, as in PostLN) to look `delta` positions back, and returns
-# the matrix, the loss curve and the final weight on the right key.
+# Train two small PostLN transformers (`post_ln=True`) that differ only in their position table,
+# kept fixed while training: the sinusoidal encoding `taotp.og_embedding(64, d)` and a random
+# rotation encoding (`taotp.encodings.random_rotation_embedding`). Which one is better, and why?
 #
-# (no checker)
+# The task (`training.offset_batch`): rows of 64 tokens from a vocabulary of 16; at every
+# position $i \ge 5$ the target is the token at $i - 5$. Train on rows of 32 tokens only: the
+# check measures held-out rows of 64, so positions 32-63 are ones training never showed.
+# Answer `{'og': params, 'rotation': params, 'better': 'og' | 'rotation' | 'tie'}`. The check
+# runs both programs (PostLN), wants one of them at 90 % or more on positions 5-31 (trained), and
+# compares your verdict with their accuracy over positions 5-63 (closer than 2 points: a tie).
+#
+# The harness `training.train_offset` trains with PyTorch, an optional extra
+# (`pip install "taotp[train]"`; Colab has it). Without it, `taotp.encodings.train_offset_head`
+# trains a single positional score in NumPy: a toy version of the same question.
+
+# %%
+from taotp.exercises import training
+TRAIN = False   # True: train both models (needs the training extra; about a minute)
+answer_7_11 = None
+if TRAIN:
+    og, _ = training.train_offset('og', delta=5, d_model=16, steps=1000, length=32)
+    rotation, _ = training.train_offset('rotation', delta=5, d_model=16, steps=1000, length=32)
+    print('sinusoidal:', training.offset_accuracy(og))
+    print('rotation:  ', training.offset_accuracy(rotation))
+    answer_7_11 = {'og': og, 'rotation': rotation, 'better': None}   # your verdict here
+check('7.11', answer_7_11)
 
 # %%
 E = taotp.og_embedding(64, 32)

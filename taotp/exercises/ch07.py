@@ -2,9 +2,9 @@
 
 Checked: 7.3 (shift matrix of the sinusoidal encoding), 7.7 (attend evenly to the
 last k positions), 7.8 (distinguishability with evenly spaced angles), 7.9 (which
-heatmap is which), 7.10 (general padding dimension).  The others are proofs,
-reflections or a training experiment (7.11's harness is
-``taotp.encodings.train_offset_head``); their answers are in the solutions notebook.
+heatmap is which), 7.10 (general padding dimension), 7.11 (a training experiment:
+harness and checker in ``taotp.exercises.training``).  The others are proofs or
+reflections; their answers are in the solutions notebook.
 """
 import re
 from collections.abc import Sequence
@@ -16,6 +16,7 @@ from ..encodings import (distinguishability, og_angles, og_embedding, random_ang
 from . import guard
 from .registry import Puzzle, checker
 from .result import Finding, Passed
+from .training import check_7_11
 
 # ---------------------------------------------------------------- 7.3
 
@@ -370,5 +371,5 @@ PUZZLES = [
     Puzzle('7.9', 'Four rotation encodings: which heatmap is which?', 'checked', check_7_9),
     Puzzle('7.10', 'The general (rotated-subspace) padding dimension', 'checked', check_7_10),
     Puzzle('7.11', 'Train with sinusoidal vs random rotation encodings: which is better?',
-           'train'),
+           'checked', check_7_11, 'two PostLN models of the same shape'),
 ]

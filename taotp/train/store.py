@@ -9,9 +9,10 @@
     >>> taotp.params_equal(params, again), meta
     (True, {'steps': 10})
 
-Arrays keep their dtype (float64 by default: the loaded program computes the
-same logits bit for bit); ``dtype='float32'`` halves the file and rounds each
-weight to about 7 digits.  A tied ``out_emb`` is stored once; scalar layer-norm
+Arrays are stored as float64 by default (the loaded program computes the same
+logits bit for bit); ``dtype='float32'`` halves the file and rounds each weight
+to about 7 digits (nothing is lost for a model trained in float32).  Loading
+always gives float64 arrays, the book's format.  A tied ``out_emb`` is stored once; scalar layer-norm
 entries stay scalars.  ``meta`` is any JSON-able dict (settings, metrics).
 """
 import json
@@ -50,7 +51,7 @@ def save_params(path, params, meta=None, dtype=None):
 
 
 def _value(arr):
-    return float(arr) if arr.ndim == 0 else np.array(arr)
+    return float(arr) if arr.ndim == 0 else np.array(arr, dtype=np.float64)
 
 
 def load_params(path, with_meta=False):
@@ -58,16 +59,16 @@ def load_params(path, with_meta=False):
     with np.load(path, allow_pickle=False) as data:
         items = {k: data[k] for k in data.files}
     meta = json.loads(str(items.pop('__meta__'))) if '__meta__' in items else {}
-    params = {'tok_emb': np.array(items['tok_emb']), 'layers': [], 'lnf': {}}
-    params['out_emb'] = np.array(items['out_emb']) if 'out_emb' in items else params['tok_emb']
+    params = {'tok_emb': _value(items['tok_emb']), 'layers': [], 'lnf': {}}
+    params['out_emb'] = _value(items['out_emb']) if 'out_emb' in items else params['tok_emb']
     if 'pos_emb' in items:
-        params['pos_emb'] = np.array(items['pos_emb'])
+        params['pos_emb'] = _value(items['pos_emb'])
     else:
         n = sum(k.startswith('pos_emb.') for k in items)
-        params['pos_emb'] = [np.array(items[f'pos_emb.{i}']) for i in range(n)]
+        params['pos_emb'] = [_value(items[f'pos_emb.{i}']) for i in range(n)]
     i = 0
     while f'layers.{i}.Q' in items:
-        layer = {k: np.array(items[f'layers.{i}.{k}']) for k in _LAYER}
+        layer = {k: _value(items[f'layers.{i}.{k}']) for k in _LAYER}
         for ln in ('ln1', 'ln2'):
             layer[ln] = {k: _value(items[f'layers.{i}.{ln}.{k}']) for k in ('gamma', 'beta')
                          if f'layers.{i}.{ln}.{k}' in items}
