@@ -51,6 +51,9 @@ from .addition import (build_decimal_addition_transformer, build_MLP,
 from .encodings import (distinguishability, hamming_embedding, og_embedding, padding_dimension,
                         rotation_encoding)
 from .interpreter import ProgramError, compile_TAOTP, dump_program, load_program
+from .sort import build_large_vocab_sort_transformer            # the Records chapter (12)
+from .lookup import build_universal_lookup_transformer
+from .addition import build_attention_only_mod_transformer
 
 __version__ = '0.1.0'
 
@@ -86,6 +89,9 @@ __all__ = [
     'build_multi_digit_mod_transformer', 'build_decimal_addition_transformer',
     'og_embedding', 'rotation_encoding', 'distinguishability', 'padding_dimension',
     'hamming_embedding', 'load_program', 'dump_program', 'compile_TAOTP', 'ProgramError',
+    # the Records chapter (12)
+    'build_large_vocab_sort_transformer', 'build_universal_lookup_transformer',
+    'build_attention_only_mod_transformer',
     # chapter modules
     'hello_world', 'lookup', 'search', 'sort', 'addition', 'encodings', 'interpreter',
     'coupling', 'selective',

@@ -4,7 +4,8 @@
 * ``additive``: why attention alone cannot add (the best table ``x_i + y_j``);
 * ``mlp``: the spike, ``build_MLP`` (Theorem 6.1) and fitting a lookup MLP to a program;
 * ``programs``: the single-digit, multi-digit mod-10 and decimal adders (Figs. 6.2-6.4);
-* ``figures``: the chapter's pictures, one ``draw_*(fig, ...)`` each.
+* ``figures``: the chapter's pictures, one ``draw_*(fig, ...)`` each;
+* ``attention_only``: puzzle 6.12, an attention-only layer that adds mod 10 (Records).
 
 The book's ``build_MLP`` is the listing of the preprint's Fig. 6.1 (the author's
 notebook, https://yanivle.github.io/taotp.ipynb, has it too): three ReLUs per
@@ -24,6 +25,7 @@ from .programs import (HARDEN, VALUE_SCALE, build_decimal_addition_transformer,
                        digit_embedding)
 from .figures import (draw_adder_heads, draw_additive_tables, draw_build_mlp, draw_keys,
                       draw_spike)
+from .attention_only import build_attention_only_mod_transformer, head_pairs
 
 
 __all__ = ['PLUS', 'EQUALS', 'SYMBOLS', 'HARDEN', 'OUT_SCALE', 'VALUE_SCALE',
@@ -34,3 +36,4 @@ __all__ = ['PLUS', 'EQUALS', 'SYMBOLS', 'HARDEN', 'OUT_SCALE', 'VALUE_SCALE',
            'build_multi_digit_mod_transformer', 'build_decimal_addition_transformer',
            'draw_additive_tables', 'draw_spike', 'draw_build_mlp', 'draw_keys',
            'draw_adder_heads']
+__all__ += ['build_attention_only_mod_transformer', 'head_pairs']   # puzzle 6.12 (Records)

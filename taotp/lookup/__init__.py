@@ -10,6 +10,7 @@ One file per idea:
 * ``training``: the training model of the tied builder, its hand-derived
   gradient and the optimiser (``fit_hashes``);
 * ``sweep``: precision across widths (the data of Fig. 3.8);
+* ``universal``: the Records chapter's lookup that holds every table (hash + MLP);
 * ``figures``: ``draw_*`` functions and the hardening explorer (they load
   matplotlib, so they are imported on first use).
 
@@ -28,6 +29,8 @@ from .construction import (HASH_SCALE, build_lookup_transformer, build_untied_tr
                            hash_layer, lookup_embeddings, lookup_layout, wire_lookup_transformer,
                            with_hardening)
 from .sweep import precision_sweep
+from .universal import (build_universal_lookup_transformer, hash_directions, interpolating_mlp,
+                        universal_hash_layer, universal_layout)
 
 _FIGURES = ('draw_hardening', 'hardening_explorer', 'draw_precision_sweep',
             'draw_word_histogram')
@@ -48,4 +51,6 @@ __all__ = [
     'HASH_SCALE', 'lookup_layout', 'hash_layer', 'lookup_embeddings', 'build_untied_transformer',
     'wire_lookup_transformer', 'build_lookup_transformer', 'with_hardening',
     'precision_sweep', *_FIGURES,
+    'universal_layout', 'hash_directions', 'universal_hash_layer', 'interpolating_mlp',
+    'build_universal_lookup_transformer',
 ]

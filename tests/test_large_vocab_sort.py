@@ -1,0 +1,205 @@
+"""The Records chapter's Sort: the bits design (any vocabulary) and the compact one (V <= 28).
+
+Exhaustive where small (every subset for V <= 10; for the compact design at every
+V <= 28 a certificate of the score order of every query against every key, plus
+every (query, successor) pair decoded), seeded and adversarial beyond (close
+calls at every code position, both ends, powers of two), V = 65,536 on a smart
+sample, and the precision limits measured without the full table.
+"""
+import itertools
+import math
+
+import numpy as np
+import pytest
+
+import taotp
+from taotp.programs import CATALOGUE
+from taotp.sort import (COMPACT_MAX, balanced_codes, bits_sign_errors,
+                        build_bits_sort_transformer, build_compact_sort_transformer,
+                        build_large_vocab_sort_transformer, code_length, code_ranks,
+                        large_vocab_sort_inputs, sort_failures)
+
+
+def all_subsets(vocab_size):
+    numbers = range(1, vocab_size)
+    return [list(c)[::-1] + [0] for k in range(1, vocab_size)
+            for c in itertools.combinations(numbers, k)]
+
+
+# ----------------------------------------------------------------------------- codes
+
+@pytest.mark.parametrize('n', [2, 4, 8, 12])
+def test_balanced_codes_are_every_balanced_word_in_order(n):
+    words = balanced_codes(np.arange(math.comb(n, n // 2)), n)
+    assert (words.sum(axis=1) == n // 2).all()
+    as_text = [''.join(map(str, w)) for w in words]
+    assert as_text == sorted(as_text) and len(set(as_text)) == len(as_text)
+    assert np.array_equal(code_ranks(words), np.arange(len(words)))
+
+
+def test_code_lengths_at_the_boundaries():
+    for n in (2, 4, 6, 8, 20):
+        full = math.comb(n, n // 2) + 1           # numbers 1..C(n, n/2) use every word
+        assert code_length(full) == n and code_length(full + 1) == n + 2
+    assert code_length(65_536) == 20
+
+
+def test_code_errors_name_the_rule():
+    with pytest.raises(ValueError, match='n must be an even int in 2..64; got 5'):
+        balanced_codes(0, 5)
+    with pytest.raises(ValueError, match=r'ranks must be in 0..C\(4, 2\) - 1 = 5; got 0..6'):
+        balanced_codes([0, 6], 4)
+    with pytest.raises(ValueError, match='vocab_size must be >= 2; got 1'):
+        code_length(1)
+
+
+# ----------------------------------------------------------------------------- the builder
+
+def test_auto_takes_compact_up_to_28_then_bits():
+    assert COMPACT_MAX == 28
+    small = build_large_vocab_sort_transformer(28, 8)
+    big = build_large_vocab_sort_transformer(29, 8)
+    assert taotp.config(small)['d_model'] == 3 and taotp.config(small)['n_heads'] == [1]
+    assert taotp.config(big)['d_model'] == code_length(29) + 4
+    assert taotp.params_equal(build_large_vocab_sort_transformer(20, 8, design='bits'),
+                              build_bits_sort_transformer(20, 8))
+
+
+@pytest.mark.parametrize('vocab_size', [2, 28, 29, 1000])
+def test_shape_one_attention_only_layer_no_positions_tied(vocab_size):
+    p = build_large_vocab_sort_transformer(vocab_size, 10)
+    cfg = taotp.config(p)
+    assert cfg['n_layers'] == 1 and cfg['d_ff'] == [0]
+    assert not np.any(p['pos_emb']) and taotp.is_tied(p)
+    assert not np.any(p['layers'][0]['M1']) and not np.any(p['layers'][0]['b2'])
+    assert taotp.validate_params(p)
+
+
+def test_builder_errors_name_the_rule():
+    build = build_large_vocab_sort_transformer
+    with pytest.raises(ValueError, match='vocab_size must be >= 2; got 1'):
+        build(1, 4)
+    with pytest.raises(TypeError, match='vocab_size must be an int; got float'):
+        build(10.0, 4)
+    with pytest.raises(ValueError, match='block_size must be >= 1; got 0'):
+        build(10, 0)
+    with pytest.raises(ValueError, match="design must be 'auto', 'bits' or 'compact'; got 'x'"):
+        build(10, 4, design='x')
+    with pytest.raises(ValueError, match='compact design is certified only up to vocab_size 28; '
+                                         'got 29'):
+        build(29, 4, design='compact')
+    with pytest.raises(ValueError, match='head_weight must be a number in'):
+        build_bits_sort_transformer(10, 4, head_weight=1)
+    with pytest.raises(ValueError, match='score_gap must be a positive finite number'):
+        build_bits_sort_transformer(10, 4, score_gap=0)
+    with pytest.raises(ValueError, match=r'ratio must be in \(0, 1\); got 1.5'):
+        build_compact_sort_transformer(10, 4, ratio=1.5)
+    with pytest.raises(ValueError, match=r'push must be in \(1, 2\); got 2.5'):
+        build_compact_sort_transformer(10, 4, push=2.5)
+
+
+# ----------------------------------------------------------------------------- exhaustive, small
+
+@pytest.mark.parametrize('design', ['bits', 'compact'])
+@pytest.mark.parametrize('vocab_size', [2, 3, 5, 8, 10])
+def test_every_subset_small_vocab(design, vocab_size):
+    p = build_large_vocab_sort_transformer(vocab_size, 2 * vocab_size, design=design)
+    inputs = all_subsets(vocab_size)
+    assert sort_failures(p, inputs) == []
+
+
+def compact_scores(p):
+    """Every query's score against every key, computed here from the weights (no engine)."""
+    x = taotp.layer_norm(np.asarray(p['tok_emb']))
+    layer = p['layers'][0]
+    return (x @ layer['Q'][0]) @ (x @ layer['K'][0]).T / np.sqrt(3)
+
+
+@pytest.mark.parametrize('vocab_size', range(3, COMPACT_MAX + 1))
+def test_compact_certificate_every_query_every_key(vocab_size):
+    """Hard attention picks the successor from every possible set iff each query y ranks
+    y+1 > y+2 > ... > V-1 > every key <= y; checked with a margin, plus every pair decoded."""
+    p = build_compact_sort_transformer(vocab_size, 4)
+    S = compact_scores(p)
+    for y in range(vocab_size - 1):
+        ahead = S[y, y + 1:]
+        assert np.all(np.diff(ahead) < -30), (vocab_size, y)
+        assert ahead[-1] - S[y, :y + 1].max() > 30, (vocab_size, y)
+    pairs = [[j, 0] for j in range(1, vocab_size)]
+    pairs += [[j, 0, y] for y in range(1, vocab_size) for j in range(y + 1, vocab_size)]
+    got = [taotp.last_token_argmax(np.array([r for r in pairs if len(r) == k]), p)
+           for k in (2, 3)]
+    assert got[0].tolist() == list(range(1, vocab_size))
+    assert got[1].tolist() == [r[0] for r in pairs if len(r) == 3]
+
+
+def test_compact_beats_the_book_at_28():
+    p = build_large_vocab_sort_transformer(28, 100)
+    non0 = taotp.count_non0_params(p)
+    book = CATALOGUE['sort-28']
+    assert non0['n_params'] == 97 < book.source_non0 == 184
+    assert non0['tok_emb'] == 84 and non0['non_emb'] == 13
+    assert taotp.count_params(p)['n_params'] == 3 * 28 + 3 * 100 + 39
+
+
+def test_compact_runs_out_of_float64_at_31():
+    """The documented limit: at V = 31 query 28 can no longer tell 29 from 30 (the scores,
+    about 1.7e18, are equal to the last bit); 'auto' stops at 28, where the margin is 11 ulps."""
+    S = compact_scores(build_compact_sort_transformer(31, 4))
+    assert S[28, 29] - S[28, 30] <= 0
+    S = compact_scores(build_compact_sort_transformer(28, 4))
+    assert S[25, 26] - S[25, 27] >= 11 * np.spacing(S[25, 26])
+
+
+# ----------------------------------------------------------------------------- seeded, adversarial
+
+@pytest.mark.parametrize('vocab_size', list(range(2, 41)) + [64, 71, 72, 253, 254, 925, 926,
+                                                           1024, 1025])
+def test_bits_every_vocab_to_40_and_at_boundaries(vocab_size):
+    p = build_bits_sort_transformer(vocab_size, 64)
+    inputs = large_vocab_sort_inputs(vocab_size, np.random.default_rng(vocab_size), count=12)
+    assert sort_failures(p, inputs) == []
+
+
+def test_the_adversarial_inputs_hit_every_head():
+    """The close calls reach every code position where two consecutive numbers part."""
+    n = code_length(1000)
+
+    def parting(x):                                   # where the codes of x and x + 1 part
+        return set(np.argmax(balanced_codes(x - 1, n) != balanced_codes(x, n), axis=1).tolist())
+    inputs = large_vocab_sort_inputs(1000, np.random.default_rng(0), count=0)
+    starts = np.array(sorted({min(r[:-1]) for r in inputs if len(r) > 2} - {999}))
+    everywhere = parting(np.arange(1, 999))
+    assert parting(starts) == everywhere and len(everywhere) == n - 2
+
+
+def test_bits_65536_smart_sample():
+    """V = 65,536: both ends, runs at every code position, powers of two, seeded sets."""
+    p = build_large_vocab_sort_transformer(65_536, 130)
+    assert taotp.config(p)['n_heads'] == [20] and taotp.config(p)['d_model'] == 24
+    inputs = large_vocab_sort_inputs(65_536, np.random.default_rng(65_536), count=12, length=64)
+    inputs.append(list(range(65_535, 65_535 - 64, -1)) + [0])
+    assert len(inputs) > 60
+    assert sort_failures(p, inputs) == []
+    assert sort_failures(taotp.as_dtype(p, np.float32), inputs[:40]) == []
+    run = inputs[-1] + sorted(inputs[-1][:-1])[:-1]
+    weights = taotp.trace(run, p).attn[0][:, 64:]        # the steps from the terminator on
+    assert weights.max(axis=-1).min() > 1 - 1e-9     # every head reads one key (1e-10: the
+                                                     # epsilon of the book's softmax) ...
+    assert np.sort(weights, axis=-1)[..., -2].max() < 1e-15   # ... and nothing else
+
+
+def test_bits_precision_limits_without_the_table():
+    """Close calls at code length n on the rows of the present tokens only: float64 has no
+    error up to n = 62 (V ~ 4.7e17, the largest int64 ranks reach); float32 first fails at 40."""
+    assert bits_sign_errors(62, count=20) == 0
+    assert bits_sign_errors(36, count=20, dtype=np.float32) == 0
+    assert bits_sign_errors(40, count=40, dtype=np.float32) > 0
+
+
+def test_sign_probe_agrees_with_the_full_program():
+    """At n = 10 (V = 253) the probe and the tabulated program agree: no errors either way."""
+    assert bits_sign_errors(10, count=30) == 0
+    p = build_bits_sort_transformer(253, 40)
+    inputs = large_vocab_sort_inputs(253, np.random.default_rng(3), count=30, length=12)
+    assert sort_failures(p, inputs) == []
