@@ -20,8 +20,13 @@
 #
 # Fill in each starter cell and run the `check` line below it. Program answers are builders
 # `build(vocab_size, block_size, prefix_len) -> params`; the checkers call them at a few sizes
-# and compare the last prediction with `taotp.search.search_reference` on seeded inputs whose
-# query occurs exactly once (`taotp.exercises.ch04.search_cases` makes them; use it to test).
+# and compare the last prediction with `taotp.search.search_reference` on inputs whose query
+# occurs exactly once earlier and not among the first `prefix_len` tokens: random ones of the
+# full length and shorter (`taotp.exercises.ch04.search_cases` makes them; use it to test),
+# drawn with a seed taken from your program, and hand-placed ones
+# (`taotp.exercises.ch04.boundary_cases`): the match as early and as late as it can be, a
+# query of one repeated token, the first and last tokens of the vocabulary, near misses.
+# Every budget is measured on the arrays your builder returns.
 
 # %% tags=["hide-input"]
 # On Colab, install the book's package first; anywhere else this does nothing.
@@ -47,7 +52,9 @@ from taotp.exercises import check, ch04, progress
 #
 # Build Search for a PostLN transformer: each sub-layer's output is added to the stream and
 # the sum is normalised, `x = LN(x + attn(x))`, `x = LN(x + mlp(x))`. The checker runs your
-# program with `taotp.transformer(tokens, **params, post_ln=True)`.
+# program with `taotp.transformer(tokens, **params, post_ln=True)` at (vocab_size,
+# block_size, prefix_len) = (10, 40, 2), (10, 40, 3), (30, 60, 3) and (16, 64, 4) and needs
+# every answer right.
 
 # %%
 def build_postln_search(vocab_size, block_size, prefix_len):
@@ -66,7 +73,10 @@ check('4.2', build_postln_search)
 # book's Search program, `build_search_transformer(vocab_size + 1, len(prompt), prefix_len)`,
 # answers `values[keys.index(key)]` at the end of the prompt. You may use one extra token id,
 # `vocab_size`. The part of the prompt that changes from key to key may depend on the key
-# only. Then explain why no table is adversarial for this approach.
+# only: the checker also runs every table with its values shifted, redrawn and all equal,
+# and that part of the prompt (and `prefix_len`) must not change. It tries nine tables,
+# among them XOR, all 16 binary keys of length 4, keys of repeated tokens and keys of
+# length 5. Then explain why no table is adversarial for this approach.
 
 # %%
 def make_prompt(keys, values, key, vocab_size):
@@ -82,8 +92,8 @@ check('4.3', make_prompt)
 #
 # The book stores each of the $L+1$ tokens in 3 dimensions because a single 3-D block is the
 # smallest layer-norm-fixed circle. A row of several tokens does not need that much. Build
-# Search with `d_model < 3 * (prefix_len + 1)`; the checker tries (10, 100, 3) and
-# (1000, 100, 10) and needs every answer right.
+# Search with `d_model < 3 * (prefix_len + 1)`; the checker tries (10, 100, 3),
+# (1000, 100, 10) and (16, 64, 2) and needs every answer right.
 
 # %%
 def build_thin_search(vocab_size, block_size, prefix_len):
@@ -98,9 +108,10 @@ check('4.4', build_thin_search)
 # ## Puzzle 4.5 · Hashed keys (budget: >= 99 % right, fewer parameters than the book)
 #
 # Compare hashes of the key tokens (as the lookup table of Chapter 3 does) instead of the
-# concatenated tokens. The checker needs at least 99 % right at (10, 100, 3) and
-# (1000, 100, 10) with fewer parameters than the book's 4,800 and 123,486. (It cannot see
-# whether you hash; that part is on your honour.)
+# concatenated tokens. The checker needs at least 99 % right at (10, 100, 3),
+# (1000, 100, 10) and (16, 64, 2) with fewer parameters than the book's 4,800, 123,486 and
+# 2,034 (no near misses here: hashing may confuse them). It cannot see whether you hash;
+# that part is on your honour.
 
 # %%
 def build_hashed_search(vocab_size, block_size, prefix_len):

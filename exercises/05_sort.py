@@ -19,10 +19,12 @@
 # [![Open in Colab](https://colab.research.google.com/assets/colab-badge.svg)](https://colab.research.google.com/github/taotp/taotp-book/blob/main/exercises/05_sort.ipynb)
 #
 # Each checked puzzle ends with `check("5.N", your_program)`, where the program is a params
-# dict like the ones `taotp.build_sort_transformer` returns. The checker runs it with the
-# package's own forward pass and greedy decoding and prints one line: `PASS` with what
-# exactly was checked, or `NOT YET` with the first input that broke, what was expected and
-# what your program produced. Unfinished answers are fine: the checkers report, they never
+# dict like the ones `taotp.build_sort_transformer` returns. The checker copies your arrays,
+# measures every budget on them, runs them with the package's own forward pass and greedy
+# decoding, and prints one line: `PASS` with what exactly was checked, or `NOT YET` with the
+# first input that broke, what was expected and what your program produced. Besides
+# hand-made boundary inputs, each checker tries random ones drawn with a seed taken from your
+# program. Unfinished answers are fine: the checkers report, they never
 # crash. Reflection puzzles have no checker; their discussion is in
 # `solutions/05_sort.ipynb`. Run `progress(5)` at the end for a summary.
 #
@@ -46,7 +48,8 @@ from taotp.exercises import check, progress
 # The chapter's Sort is exact for vocabularies up to 28 in float64 and fails at 29. Change
 # the construction a little (same shape: one layer, at most six residual dimensions) so that
 # it sorts any set of distinct numbers from 1 to 32. Use a block size of at least 64. The
-# checker sorts the full set in several orders and 120 seeded subsets.
+# checker sorts the full set in five orders, every ordered pair, each number alone, the
+# crowded end, powers of two and 1,500 random subsets.
 #
 # *Hint:* where exactly must each query point $q_i$ lie, and do the gaps really have to
 # halve?
@@ -64,8 +67,9 @@ check('5.1', build_sort_33())
 # The Min program of the chapter starts to err at a few thousand values when the query
 # and the two smallest values sit at the ends of the arc. Build a Min program for a
 # vocabulary of at least 1,000,000 tokens (block size at least 32) that is always right. The
-# checker reads the last position of 206 inputs of length 32, half of whose values come
-# from the 20 smallest and 20 largest tokens.
+# checker reads the last position of inputs of lengths 1 to 32: all equal, the minimum first
+# or last, neighbouring tokens at both ends and in the middle, powers of two, and random
+# rows half of whose values come from the 20 smallest and 20 largest tokens.
 
 # %%
 def build_min_million():
@@ -90,7 +94,9 @@ check('5.2', build_min_million())
 #
 # Build a program on the standard transformer that sorts up to 30 distinct numbers from
 # 1..999 (vocabulary at least 1,000, block size at least 64), any number of layers and heads.
-# Powerpoints cannot reach that far; think about what a query has to compare.
+# The checker tries both ends, runs of neighbours, powers of two, single numbers and random
+# inputs of every length up to 30. Powerpoints cannot reach that far; think about what a
+# query has to compare.
 
 # %%
 def build_general_sort():
@@ -109,8 +115,8 @@ check('5.4', build_general_sort())
 #
 # Sort lists in which numbers may repeat: `[5, 2, 5, 2, 0]` must give `[2, 2, 5, 5]`.
 # Vocabulary at least 16 (numbers 1..15 and the terminator), block size at least 24, inputs
-# of up to 12 numbers. The checker uses many repeats: each input draws from 1-4 distinct
-# values.
+# of up to 12 numbers. The checker uses many repeats (twelve copies of one number, eleven
+# copies and one other) as well as twelve distinct numbers and random multisets.
 
 # %%
 def build_sort_with_repeats():
@@ -121,7 +127,7 @@ check('5.6', build_sort_with_repeats())
 # %% [markdown]
 # ## Puzzle 5.7 · Numbers of several digits (budget: none)
 #
-# Now a number is written in base 10 with one token per digit. Token spec (fixed by the
+# Now a number is written in base 10 with one token per digit. Token format (fixed by the
 # checker, `taotp.exercises.ch05`): tokens 0-9 are digits, `10` is a comma between numbers
 # and `11` ends the list; numbers have no leading zeros. The answer is the same numbers in
 # ascending order in the same format, the final `11` included, so it has as many tokens as
@@ -136,7 +142,8 @@ print('sorted      ->', encode_numbers([7, 42, 100]))
 # %% [markdown]
 # Build a program (vocabulary at least 12, block size at least 64) that sorts up to 8
 # distinct numbers below 1,000. The checker includes lists with shared prefixes such as
-# 7, 70, 700, 71, 17. The chapter hints at Chapter 6 for reading numbers digit by digit.
+# 7, 70, 700, 71, 17, numbers that are prefixes of others, eight three-digit numbers and 300
+# random lists. The chapter hints at Chapter 6 for reading numbers digit by digit.
 
 # %%
 def build_multi_digit_sort():

@@ -21,7 +21,10 @@
 # Each checked puzzle ends with `check("6.N", your_answer)`. It prints one line: `PASS` with what
 # exactly was checked, or `NOT YET` with the first input that broke, what was expected and what your
 # answer gave. Unfinished answers are fine: the checkers report, they never crash. Reflection puzzles
-# have no checker; their discussion is in `solutions/06_addition.ipynb`.
+# have no checker; their discussion is in `solutions/06_addition.ipynb`. Programs are copied into
+# plain arrays and every budget is measured on them; where a task is small every input is tried,
+# otherwise random inputs are drawn with a seed taken from your answer, next to hand-made ones
+# (carries everywhere, zeros, the largest numbers).
 #
 # Token format for every program puzzle: digits 0-9, '+' = 10, '=' = 11; operands zero padded, most
 # significant digit first (6.19 drops the padding). Useful helpers: `taotp.build_MLP`, the three
@@ -49,6 +52,7 @@ from taotp.exercises import check, progress
 #
 # Write `spike(x0, a0)` returning `(M1, b1, M2, b2)` with shapes (1, 3), (3,), (3, 1), (1,) such that
 # $f(x) = \mathrm{relu}(x M_1 + b_1) M_2 + b_2$ equals `a0` at `x0` and 0 whenever $|x - x_0| \ge 1$.
+# The checker tries 49 pairs, with $|x_0|$ and $|a_0|$ from $10^{-3}$ to $10^4$ and both signs.
 
 # %%
 def spike(x0, a0):
@@ -86,7 +90,7 @@ check('6.4', weak_spike)
 # ## Puzzle 6.5 · The single-digit adder in base b
 #
 # How many parameters (total, as `count_params` counts them) does the construction of Fig. 6.2
-# need in base $b$? Answer with a function of `b`.
+# need in base $b$? Answer with a function of `b`; the checker tries every $b$ from 2 to 100.
 
 # %%
 def count_for_base(b):
@@ -121,7 +125,8 @@ check('6.7', params_6_7)
 # ## Puzzle 6.8 · Proper cleanup
 #
 # Same task as Fig. 6.2, but with proper cleanup instead of huge constants: at the answer position the
-# residual stream before the final layer norm must equal the answer's `tok_emb` row (to 1e-6).
+# residual stream before the final layer norm must equal the answer's `tok_emb` row, to a millionth
+# of the smallest distance between two digits' embeddings.
 
 # %%
 params_6_8 = None
@@ -139,6 +144,8 @@ check('6.8', params_6_8)
 # For 2-digit addition mod 10 (`[a1, a2, +, b1, b2, =]` → last digit of $a + b$) use one head per
 # decimal place that reads *both* operands' digits of that place, plus at most one more head. You may
 # change the position embeddings (hint: what if two positions share one?). One layer, at most 3 heads.
+# Besides all 10,000 answers the checker looks at the attention at '=': for each digit place one head
+# must put at least 45 % of its weight on each of the two digits of that place.
 
 # %%
 params_6_10 = None
@@ -148,8 +155,8 @@ check('6.10', params_6_10)
 # %% [markdown]
 # ## Puzzle 6.11 · The same, keeping the standard positions (budget: n_digits + 1 heads)
 #
-# As 6.10, but `pos_emb` must keep three columns equal to `taotp.pos_enc_3d_array(6)`. How many more
-# model dimensions do you need?
+# As 6.10 (the same attention test too), but `pos_emb` must keep three columns equal to
+# `taotp.pos_enc_3d_array(6)`. How many more model dimensions do you need?
 
 # %%
 params_6_11 = None
@@ -164,7 +171,8 @@ check('6.11', params_6_11)
 # ## Puzzle 6.13 · No cleanup head (budget: 2 n_digits heads)
 #
 # Make the 2-digit mod-10 adder of Fig. 6.3 work with exactly 4 heads (no cleanup head). How many
-# parameters do you need compared with 9,508?
+# parameters do you need compared with 9,508? The checker wants each of the four digits read by a head
+# (at least 45 % of its attention at '=') and no head attending mostly to '=' itself.
 
 # %%
 params_6_13 = None
@@ -187,7 +195,9 @@ check('6.14', params_6_14)
 #
 # The 3-digit mod-10 adder's MLP keys are only 1.37e-9 apart. Build a 3-digit mod-10 adder whose MLP
 # reads one residual coordinate and whose keys for the 1,999 sums are at least 100 times farther
-# apart. What is the separation for 5 digits? What did it cost in parameters?
+# apart. The checker runs one pair per sum, carry chains and 3,000 random pairs, and measures the
+# separation between the keys of different sums over all of them. What is the separation for 5
+# digits? What did it cost in parameters?
 
 # %%
 params_6_15 = None
@@ -199,6 +209,8 @@ check('6.15', params_6_15)
 #
 # Decimal addition of 2-digit numbers where the prompt may start with up to 6 arbitrary digits that
 # must be ignored: attend to relative instead of absolute positions. The block size must be at least 14.
+# The checker runs all 10,000 pairs, each after a random prefix, and pairs with carries after prefixes
+# of nines, of zeros and of copies of their own digits.
 
 # %%
 params_6_16 = None
@@ -211,7 +223,8 @@ check('6.16', params_6_16)
 #
 # Add multiplicative constants to the value and the position terms of Fig. 6.4 so that the MLP keys
 # of all (sum, answer position) pairs are farther apart than in the book (6.0e-3 for 1 digit, 9.9e-4
-# for 2). Answer with a function `build(n_digits)` returning the program.
+# for 2). Answer with a function `build(n_digits)` returning the program. The checker builds both
+# sizes, runs every pair, and measures the keys of every pair and answer position.
 
 # %%
 def build_6_17(n_digits):
@@ -242,7 +255,7 @@ check('6.19', params_6_19)
 #
 # Prompts `[a digits, 10, b digits, 11]` (n digits each, zero padded; token 10 now means "times"),
 # answer: the $2n$ digits of $a \cdot b$, zero padded. Answer with `build(n_digits)`; the checker tries
-# every 1-digit pair and seeded 2-digit pairs.
+# every 1-digit pair and 266 2-digit pairs: zeros, ones, 99 · 99, powers of two and 250 random ones.
 
 # %%
 def build_6_20(n_digits):
