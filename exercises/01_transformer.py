@@ -60,13 +60,16 @@ from taotp.exercises import check, progress
 # List every way in which it differs from ours. Try it before reading the solution.
 
 # %% [markdown]
-# ## Puzzle 1.3 · Stop recomputing the past (budget: same tokens, at least 1.5x faster)
+# ## Puzzle 1.3 · Stop recomputing the past (budget: same tokens, each position through the layers once, at least 1.5x faster)
 #
 # The naive decoding loop runs the whole transformer on the whole sequence for every new
 # token. Write `decode_fast(tokens, params, max_steps, eos)` that returns exactly what
 # `taotp.decode(tokens, params, max_steps, eos, cache=False)` returns, without repeating
 # work for positions it has already processed. The checker compares tokens on random
-# programs and times 160 steps against the naive loop.
+# programs (up to full blocks, with and without `eos`), counts how many position vectors
+# meet each layer's weights during a 160-step run, and times 160-step runs on fresh prompts
+# against the naive loop. `taotp.layer_norm` and `taotp.softmax` are yours to use; the
+# package's own cached decoder (`taotp.decode`, `taotp.KVCache`) is not.
 
 # %%
 def decode_fast(tokens, params, max_steps, eos=None):
@@ -79,7 +82,10 @@ check('1.3', decode_fast)
 # ## Puzzle 1.4 · Matrix products instead of einsum
 #
 # Re-implement `transformer(tokens, tok_emb, pos_emb, out_emb, layers, lnf)` using `@`
-# wherever you can. It must return the same logits as `taotp.transformer` to 1e-9.
+# wherever you can (everywhere: the checker refuses `np.einsum`). It must return the same
+# logits as `taotp.transformer` to 1e-9, on programs with several layers and heads, layer
+# norms with vector gamma and beta, and even a layer without heads. `taotp.layer_norm` and
+# `taotp.softmax` are yours to use; the package's forward pass is not.
 
 # %%
 def transformer_at(tokens, tok_emb, pos_emb, out_emb, layers, lnf):
@@ -97,10 +103,13 @@ check('1.4', transformer_at)
 # %% [markdown]
 # ## Puzzle 1.6 · Temperature sampling
 #
-# Write `sample_decode(tokens, params, max_steps, temperature, rng)` that samples each
-# next token from $\operatorname{softmax}(\text{logits}/T)$ using the
+# Write `sample_decode(tokens, params, max_steps, temperature, rng)` that returns the prompt
+# followed by `max_steps` tokens, each sampled from
+# $\operatorname{softmax}(\text{logits}/T)$ of the sequence so far, using the
 # `numpy.random.Generator` it is given (no global random state). Near $T = 0$ it must agree
-# with greedy decoding.
+# with greedy decoding. The checker samples hundreds of seeded runs and compares the
+# frequencies of the tokens at every step with the laws your sampler should have used; a
+# right sampler fails this test with probability below $10^{-6}$.
 
 # %%
 def sample_decode(tokens, params, max_steps, temperature, rng):
@@ -115,7 +124,8 @@ check('1.6', sample_decode)
 # `taotp.decode` refuses to go beyond `block_size` positions. Write
 # `decode_window(tokens, params, n_steps)` that always feeds the transformer the last
 # `block_size` tokens (positions 0 to `block_size - 1`) and so can run for any number of
-# steps.
+# steps, from any prompt (even one longer than the block). Build it on `taotp.transformer`;
+# `taotp.decode(..., window=True)` already does this, so the checker refuses it.
 
 # %%
 def decode_window(tokens, params, n_steps):
@@ -130,10 +140,12 @@ check('1.7', decode_window)
 # Write a function `scramble_transformer` that takes a program's five pieces (`tok_emb`,
 # `pos_emb`, `out_emb`, `layers`, `lnf`) and a matrix `M`, and returns the five pieces
 # rewritten, in the same order, so that the new token embedding is `tok_emb @ M` and the
-# logits stay exactly the same. Which weights have to
+# logits stay exactly the same. Return new arrays and leave the ones you were given
+# untouched: the original program must still work afterwards. Which weights have to
 # change? The checker uses orthonormal matrices `M` that also map $(1, \dots, 1)$ to
-# itself. Why does it have to? What goes wrong for a general orthonormal `M`, or for one
-# that is not orthonormal at all?
+# itself, and programs whose layer norms have scalar gamma and beta. Why does `M` have to
+# fix $(1, \dots, 1)$? What goes wrong for a general orthonormal `M`, or for one that is not
+# orthonormal at all?
 
 # %%
 def scramble_transformer(tok_emb, pos_emb, out_emb, layers, lnf, basis):

@@ -22,7 +22,9 @@
 # what it verified, or `NOT YET` with the first input that went wrong. Token ids for Hello
 # World come from `taotp.hello_world.message_tokenizer(message)` (`<bos>` = 0, `<eos>` = 1,
 # then the characters in order of first appearance); you may instead pass
-# `(params, tokenizer)`.
+# `(params, tokenizer)`, with a tokenizer that gives every symbol of the message its own id
+# (only `<bos>` and `<eos>` may share one). Parameters are counted on the arrays you pass,
+# Python lists included, and the checkers run exactly what they counted.
 
 # %% tags=["hide-input"]
 # On Colab, install the book's package first; anywhere else this does nothing.
@@ -39,9 +41,10 @@ from taotp.exercises import check, ch02, progress
 # ## Puzzle 2.1 · Repeat the last token (budget: 0 layers, at most 3 · vocab_size parameters)
 #
 # Write `build(vocab_size)` returning a 0-layer program that, after any prompt, keeps
-# printing the prompt's last token forever. Apart from an all-zero `pos_emb` (any
-# `block_size`), it may use at most `3 * vocab_size` parameters as counted by
-# `taotp.count_params` (a tied `out_emb` is counted once).
+# printing the prompt's last token forever, for any `vocab_size` (the checker tries sizes
+# from 1 to 1,000). Apart from an all-zero `pos_emb` (any `block_size`), it may use at most
+# `3 * vocab_size` parameters as counted by `taotp.count_params` (a tied `out_emb` is
+# counted once).
 
 # %%
 def build_repeater(vocab_size):
@@ -116,7 +119,7 @@ check('2.5', hello_no_pos)
 #
 # If the model used RMSNorm (no centring) instead of layer norm, one dimension would be
 # freed. How many parameters would Hello World need then (message tokenizer)? Answer with the
-# number, or with a program that prints Hello World under
+# number (a plain `int`), or with a program that prints Hello World under
 # `taotp.decode(..., norm='rms')` using that many parameters.
 
 # %%
@@ -128,7 +131,8 @@ check('2.6', rms_answer)
 # %% [markdown]
 # ## Puzzle 2.7 · Integer parameters only
 #
-# Print "Hello World!" with every entry of every embedding and layer an integer.
+# Print "Hello World!" with every entry of every embedding and layer an integer (layer-norm
+# gamma and beta are not parameters here, as in the book's count).
 
 # %%
 hello_int = None   # your params here

@@ -70,8 +70,11 @@ else:
 # of each key token (one slot per relative position) instead of a hash summed into shared
 # dimensions. Write `build(ks, vs, vocab_size, block_size, prefix_len)` returning params;
 # `prefix_len` is the key length (the book's name) and `out_emb` need not equal `tok_emb`.
-# The checker builds two seeded tables and requires at least 99 % of the keys to come out
-# right behind random prefixes.
+# The checker builds five seeded tables (keys of 1 to 6 tokens) and requires at least 99 % of
+# the keys to come out right behind prefixes of every length the block allows. It also
+# checks that the key positions really sit in separate dimensions: changing the token at
+# one key position must move the last position's stream in directions orthogonal to those
+# of any other key position (a hash, however wide, mixes them).
 
 # %%
 def build(ks, vs, vocab_size, block_size, prefix_len):
@@ -106,9 +109,11 @@ check('3.2', build)
 # normalising each hash before adding it help? What about normalising the finished `out_emb`
 # rows instead? Write a modified builder that takes the same arguments as
 # `taotp.build_untied_transformer` (table, vocabulary size, block size, key length, token
-# dims, rng).
-# The checker compares it with the book's on a 1,000-entry table over 1,000 tokens at
-# `tok_dims` 30 (mean of three seeds) and passes when yours is at least 2 points better.
+# dims, rng). Keep the book's token embeddings and hash layer (the same draws from `rng`,
+# e.g. by calling `taotp.build_untied_transformer(..., rng=rng)` first) and change only how
+# `out_emb` is made: the checker compares your program with the book's for the same seed.
+# It runs both on a 1,000-entry table over 1,000 tokens at `tok_dims` 30 (d_model 33, mean
+# of three seeds) and passes when yours is at least 2 points better.
 
 # %%
 def build_better(ks, vs, vocab, block, key_len, tok_dims, rng=None):
@@ -124,8 +129,8 @@ check('3.6', build_better)
 # $x \leftarrow \mathrm{LN}(x + \mathrm{attn}(x))$, then $x \leftarrow \mathrm{LN}(x +
 # \mathrm{MLP}(x))$. Write `build(ks, vs, vocab_size, block_size)` whose program solves
 # Lookup Table on that architecture; the checker runs it with
-# `taotp.transformer(tokens, **params, post_ln=True)` and wants every key right, behind
-# random prefixes and behind prefixes made of other keys.
+# `taotp.transformer(tokens, **params, post_ln=True)` on four seeded tables and wants every
+# key right, behind random prefixes of every length and behind prefixes made of other keys.
 
 # %%
 def build_postln(ks, vs, vocab_size, block_size):
@@ -156,8 +161,10 @@ check('3.7', build_postln)
 #
 # Find a table that the construction cannot store at *any* width (hint: Chapter 6 shows what a
 # single attention layer cannot add up), and say how many entries the smallest such table has.
-# Answer with a dict `{'ks': keys, 'vs': values, 'smallest': number_of_entries}`. The checker
-# proves your table impossible with a small linear program (it needs `scipy`).
+# Answer with a dict `{'ks': keys, 'vs': values, 'smallest': number_of_entries}` (a plain
+# `int`). The checker proves your table impossible with a small linear program (it needs
+# `scipy`); `taotp.exercises.ch03.additive_separable(ks, vs, vocab_size)` runs the same test
+# on any candidate.
 
 # %%
 answer = None   # e.g. {'ks': [[...], ...], 'vs': [...], 'smallest': ...}

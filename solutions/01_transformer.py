@@ -99,25 +99,27 @@ print('equal after adding the scale and transposing (to 1e-12):', np.allclose(re
 # Keep, per layer, the keys and values of every position processed so far. A position's
 # keys and values never change once computed (the causal mask hides everything after it),
 # so a new token needs one query per head and one row of attention scores, instead of a
-# full $n \times n$ pass. Below, each position goes through the layers as a single vector;
-# the lists `keys[l]` and `values[l]` grow by one row per position.
+# full $n \times n$ pass. Below, each position goes through the layers as a single vector,
+# and `keys[l][:, t]`, `values[l][:, t]` hold what position `t` offers the heads of layer
+# `l` (arrays allocated once, for the longest sequence the call can reach).
 
 # %%
 def decode_fast(tokens, params, max_steps, eos=None):
     out = [int(t) for t in tokens]
-    keys = [[] for _ in params['layers']]      # keys[l][t]: (n_heads, d_head) of position t
-    values = [[] for _ in params['layers']]
+    n = len(out) + max_steps
+    keys = [np.zeros((len(l['K']), n, l['K'].shape[2])) for l in params['layers']]
+    values = [np.zeros((len(l['V']), n, l['V'].shape[2])) for l in params['layers']]
     seen = 0                                   # positions already run through the layers
     for _ in range(max_steps):
-        for t in range(seen, len(out)):
+        for t in range(seen, len(out)):        # only the positions not seen yet
             x = params['tok_emb'][out[t]] + params['pos_emb'][t]
-            for layer, ks, vs in zip(params['layers'], keys, values):
+            for layer, K, V in zip(params['layers'], keys, values):
                 h = layer_norm(x, **layer['ln1'])
-                ks.append(np.einsum('d,hdk->hk', h, layer['K']))
-                vs.append(np.einsum('d,hdk->hk', h, layer['V']))
-                q = np.einsum('d,hdk->hk', h, layer['Q'])
-                scores = np.einsum('hk,thk->ht', q, np.array(ks)) / q.shape[-1] ** 0.5
-                x = x + np.einsum('ht,thk,hdk->d', softmax(scores), np.array(vs), layer['P'])
+                K[:, t], V[:, t] = h @ layer['K'], h @ layer['V']    # (n_heads, d_head)
+                q = h @ layer['Q']
+                scores = (K[:, :t + 1] @ q[:, :, None])[..., 0] / q.shape[-1] ** 0.5
+                heads = (softmax(scores)[:, None, :] @ V[:, :t + 1])[:, 0]
+                x = x + np.einsum('hk,hdk->d', heads, layer['P'])
                 h = layer_norm(x, **layer['ln2'])
                 x = x + np.maximum(h @ layer['M1'] + layer['b1'], 0) @ layer['M2'] + layer['b2']
         seen = len(out)

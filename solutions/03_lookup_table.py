@@ -65,28 +65,36 @@ print('largest attention weight of the last position outside the last 5 tokens:'
 # %% [markdown]
 # ## Puzzle 3.2 · Concatenate instead of hashing (budget: one layer)
 #
-# Give each relative position its own slot of `width` dimensions: the token embedding lives in
-# slot 0, head $h$ (for $h \ge 1$) reads $h$ positions back with the hardened rotation of
-# Chapter 3 and copies slot 0 of that position into slot $h$. Head 0 is not needed, since slot 0
-# already holds the current token. Then run every key through the model and let `out_emb[v]`
-# be the sum of the layer-normalised final vectors of the keys with value $v$, with the position
-# block zeroed so the prefix length cannot matter. The score of the right value contains
-# $\sum_p |e(k_p)|^2$, about $l \cdot$ `width`; other keys only share a token now and then.
+# Give each relative position its own slot of `vocab_size` dimensions: the token embedding
+# (a layer-normalised one-hot row) lives in slot 0, head $h$ (for $h \ge 1$) reads $h$
+# positions back with the hardened rotation of Chapter 3 and copies slot 0 of that position
+# into slot $h$. Head 0 is not needed, since slot 0 already holds the current token, and the
+# heads need only 3 query dimensions (the position circle) while their values are a whole
+# slot wide. Then run every key through the model and let `out_emb[v]` be the sum of the
+# layer-normalised final vectors of the keys with value $v$, with the position block zeroed
+# so the prefix length cannot matter. Two normalised one-hot rows have dot product
+# $V$ when equal and $-V/(V-1) \approx -1$ otherwise, so the score of a value counts, over
+# its keys, the positions they share with the query: $l$ for the query's own key, and a
+# rival value wins only if its keys together share $l$ positions with it, which random
+# tables over a vocabulary as large as the table almost never do. (Random slot contents of
+# a fixed width would add noise to every count; with 32 dimensions that cost a few keys in
+# a hundred.)
 
 # %%
-def build(ks, vs, vocab_size, block_size, prefix_len, width=32, seed=0):
-    rng = np.random.default_rng(seed)
-    L = taotp.Layout([(f'slot{p}', width) for p in range(prefix_len)] + [('pos', 3)])
+def build(ks, vs, vocab_size, block_size, prefix_len):
+    L = taotp.Layout([(f'slot{p}', vocab_size) for p in range(prefix_len)] + [('pos', 3)])
     d = L.d_model
     params = taotp.base_params(vocab_size, block_size, d)
     params['pos_emb'][:, L['pos']] = taotp.pos_enc_3d_array(block_size)
-    params['tok_emb'][:, L['slot0']] = taotp.layer_norm(rng.normal(size=(vocab_size, width)))
-    layer = taotp.base_layer(prefix_len, d, 0, d)
+    params['tok_emb'][:, L['slot0']] = taotp.layer_norm(np.eye(vocab_size))
+    layer = taotp.base_layer(prefix_len, d, 0, 3)             # queries and keys: 3 dimensions
+    layer['V'] = np.zeros((prefix_len, d, vocab_size))        # values: one slot
+    layer['P'] = np.zeros((prefix_len, d, vocab_size))
     for h in range(1, prefix_len):
-        layer['Q'][h, L['pos'], :3] = taotp.blocks.harden(taotp.shift_matrix(-h, block_size))
-        layer['K'][h, L['pos'], :3] = np.eye(3)
-        layer['V'][h, L['slot0'], :width] = np.eye(width)
-        layer['P'][h, L[f'slot{h}'], :width] = np.eye(width)
+        layer['Q'][h, L['pos']] = taotp.blocks.harden(taotp.shift_matrix(-h, block_size))
+        layer['K'][h, L['pos']] = np.eye(3)
+        layer['V'][h, L['slot0']] = np.eye(vocab_size)
+        layer['P'][h, L[f'slot{h}']] = np.eye(vocab_size)
     params['layers'].append(layer)
     final = taotp.layer_norm(taotp.trace(ks, params).final[:, -1])    # every key, one run
     final[:, L['pos']] = 0
@@ -98,8 +106,8 @@ result = check('3.2', build)
 assert result
 
 # %% [markdown]
-# The price is width: $l \cdot$ `width` $+ 3$ dimensions (163 for keys of 5) where the hash
-# shares one block among all positions.
+# The price is width: $l \cdot |V| + 3$ dimensions (503 for keys of 5 over 100 tokens)
+# where the hash shares one block among all positions.
 #
 # ## Puzzle 3.3 · Layer norm nearly fixes a random sphere point (no checker)
 #

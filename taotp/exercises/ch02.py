@@ -2,8 +2,10 @@
 
 Hello World answers may be a params dict (ids from
 ``taotp.hello_world.message_tokenizer(message)``) or a pair ``(params, tokenizer)``
-such as ``build_hello_world_transformer`` returns.  Every program runs on the one
-forward pass (``decode``, ``last_token_argmax``, ``forward``).
+such as ``build_hello_world_transformer`` returns; a tokenizer must give every
+symbol of the message its own id.  A submitted program is read once into plain
+float64 arrays (``frozen_program``), and that copy is counted, checked and run
+on the one forward pass (``decode``, ``last_token_argmax``, ``forward``).
 """
 import numpy as np
 
@@ -12,29 +14,57 @@ from ..hello_world import HELLO_WORLD, detokenize, hello_world_targets, message_
 from ..model import forward, layer_norm, softmax
 from ..params import base_params, count_non0_params, count_params
 from . import guard
+from .ch01 import frozen_program
 from .registry import Puzzle, checker
 from .result import Finding, Passed
 
 NO_REPEAT = 'Hel Word!'   # puzzle 2.4: the symbols H e l ␣ W o r d ! never repeat
+VOCAB, BLOCK = 11, 13     # Hello World with the message tokenizer: 11 symbols, 13 positions
+# puzzles 2.1 and 2.2: every vocabulary size here, from the smallest to a thousand
+REPEATER_SIZES = (1, 2, 3, 4, 11, 40, 64, 100, 257, 1000)
+
+
+def program_of(answer, what='your params'):
+    """A submitted program read once (``frozen_program``) and validated; one pos_emb table."""
+    params = guard.program(frozen_program(answer), what)
+    if isinstance(params['pos_emb'], list):
+        raise Finding(f'{what}: pos_emb must be one (block_size, d_model) table; got a list of '
+                      f'{len(params["pos_emb"])} tables')
+    return params
 
 
 def _program_and_tokenizer(answer, message):
-    """Split an answer into (params, tokenizer) and check the tokenizer covers the message."""
-    if isinstance(answer, tuple) and len(answer) == 2 and isinstance(answer[1], dict):
-        params, tok = answer
+    """Split an answer into (params, tokenizer): the program read once, the tokenizer checked.
+
+    Every symbol of the message needs its own id (only <bos> and <eos> may share one, as in
+    the ASCII tokenizer), else "printing" the message would not spell it.
+    """
+    if isinstance(answer, (tuple, list)) and len(answer) == 2 and isinstance(answer[1], dict):
+        answer, given = answer[0], dict(answer[1])           # read once
+        needed = ['<bos>', '<eos>'] + sorted(set(message))
+        missing = [s for s in needed if s not in given]
+        if missing:
+            raise Finding(f'your tokenizer has no id for {missing[0]!r}')
+        tok = {s: given[s] for s in needed}
     else:
-        params, tok = answer, message_tokenizer(message)
-    guard.program(params)
-    needed = ['<bos>', '<eos>'] + sorted(set(message))
-    missing = [s for s in needed if s not in tok]
-    if missing:
-        raise Finding(f'your tokenizer has no id for {missing[0]!r}')
+        given = tok = message_tokenizer(message)
+    params = program_of(answer)
     vocab = len(params['tok_emb'])
-    bad = [s for s in needed if not (isinstance(tok[s], (int, np.integer)) and 0 <= tok[s] < vocab)]
-    if bad:
-        raise Finding(f'your tokenizer maps {bad[0]!r} to {tok[bad[0]]!r}, not an id in '
-                      f'0..{vocab - 1} (rows of tok_emb)')
-    return params, tok
+    for s, i in tok.items():
+        exact = type(i) is int or (isinstance(i, np.integer) and type(i).__module__ == 'numpy')
+        if not exact or not 0 <= i < vocab:
+            raise Finding(f'your tokenizer maps {s!r} to {i!r}, not an id in 0..{vocab - 1} '
+                          f'(rows of tok_emb)')
+    tok = {s: int(i) for s, i in tok.items()}
+    names = {s: i for s, i in given.items() if s not in tok}     # other symbols, for messages
+    owner = {}
+    for s, i in tok.items():
+        if i in owner and {owner[i], s} != {'<bos>', '<eos>'}:
+            raise Finding(f'your tokenizer gives {owner[i]!r} and {s!r} the same id {i}; every '
+                          f'symbol of the message needs its own id (only <bos> and <eos> may '
+                          f'share one)')
+        owner.setdefault(i, s)
+    return params, {**tok, **names}
 
 
 def _expect_message(params, tok, message, norm='layer'):
@@ -48,100 +78,107 @@ def _expect_message(params, tok, message, norm='layer'):
         k = next((i for i, (a, b) in enumerate(zip(got, want)) if a != b), min(len(got), len(want)))
         try:
             shown = detokenize(out[1:], tok)
-        except ValueError:            # ids the tokenizer does not name
+        except Exception:             # ids the tokenizer does not name
             shown = got
         raise Finding(f'decoding from <bos> printed {shown!r}; expected {message!r} then <eos> '
                       f'(first difference at output position {k})', got)
 
 
 def _all_arrays(params):
-    yield 'tok_emb', np.asarray(params['tok_emb'])
-    yield 'pos_emb', np.asarray(params['pos_emb'])
-    yield 'out_emb', np.asarray(params['out_emb'])
+    yield 'tok_emb', params['tok_emb']
+    yield 'pos_emb', params['pos_emb']
+    yield 'out_emb', params['out_emb']
     for i, layer in enumerate(params['layers']):
         for key in ('Q', 'K', 'V', 'P', 'M1', 'b1', 'M2', 'b2'):
-            yield f'layers[{i}][{key!r}]', np.asarray(layer[key])
+            yield f'layers[{i}][{key!r}]', layer[key]
 
 
 # ----------------------------------------------------------------------------- 2.1 and 2.2
 
-def _repeater(build, vocab, what):
-    params = guard.program(guard.call(build, vocab, what=what, on=f'vocab_size={vocab}'),
-                           what=f'your params for vocab_size={vocab}')
+def _repeater(build, vocab, what, **limits):
+    """The builder's program for ``vocab``: read once, 0 layers, within ``limits``."""
+    answer = guard.call(build, vocab, what=what, on=f'vocab_size={vocab}')
+    params = program_of(answer, what=f'{what} for vocab_size={vocab}')
     if len(params['tok_emb']) != vocab:
-        raise Finding(f'vocab_size={vocab}: tok_emb has {len(params["tok_emb"])} rows; expected {vocab}')
-    if params['layers']:
-        raise Finding(f'vocab_size={vocab}: expected a 0-layer program; got '
-                      f'{len(params["layers"])} layers')
+        raise Finding(f'vocab_size={vocab}: tok_emb has {len(params["tok_emb"])} rows; expected '
+                      f'{vocab}')
+    guard.budget(params, what=f'{what} for vocab_size={vocab}', layers=0, **limits)
     return params
 
 
 def _repeats_last(params, vocab, seed):
-    """Every token repeats at the last position of many prompts, and for 2 * block_size steps."""
+    """Every token is repeated, forever.
+
+    With no layers and an all-zero pos_emb the next token depends on the last token only,
+    so one prompt per token decides it; random prefixes and a long windowed decode show it.
+    """
     block = len(params['pos_emb'])
     rng = np.random.default_rng(seed)
-    for length in sorted({1, 2, min(5, block), block}):
-        prompts = rng.integers(0, vocab, size=(4 * vocab, length))
-        prompts[:vocab, -1] = np.arange(vocab)              # every token last at least once
-        nxt = guard.run_program(lambda: last_token_argmax(prompts, params))
-        bad = np.flatnonzero(nxt != prompts[:, -1])
-        if len(bad):
-            x = prompts[bad[0]].tolist()
-            raise Finding(f'vocab_size={vocab}, prompt {x}: expected the next token {x[-1]}, '
-                          f'got {int(nxt[bad[0]])}', x)
-    for t in (0, vocab - 1):
-        out = guard.run_program(lambda: decode([t], params, max_steps=2 * block, window=True))
+    length = min(block, 5)
+    prompts = rng.integers(0, vocab, size=(vocab, length))
+    prompts[:, -1] = np.arange(vocab)                      # every token last, once
+    nxt = guard.run_program(lambda: last_token_argmax(prompts, params))
+    bad = np.flatnonzero(nxt != prompts[:, -1])
+    if len(bad):
+        x = prompts[bad[0]].tolist()
+        raise Finding(f'vocab_size={vocab}, prompt {x}: expected the next token {x[-1]}, '
+                      f'got {int(nxt[bad[0]])}', x)
+    steps = 2 * min(block, 16)
+    for t in sorted({0, vocab - 1}):
+        out = guard.run_program(lambda: decode([t], params, max_steps=steps, window=True))
         if set(out.tolist()) != {t}:
-            raise Finding(f'vocab_size={vocab}, prompt [{t}]: decoding {2 * block} steps (sliding '
+            raise Finding(f'vocab_size={vocab}, prompt [{t}]: decoding {steps} steps (sliding '
                           f'window) gave {out.tolist()}; expected {t} forever', [t])
+
+
+def _zero_pos(params, where=''):
+    pos = params['pos_emb']
+    if np.any(pos != 0):
+        i = tuple(int(k) for k in np.argwhere(pos != 0)[0])
+        raise Finding(f'{where}pos_emb must be all zero; it holds {pos[i]} at {i}')
 
 
 @checker('2.1')
 def check_2_1(build):
     """``build(vocab_size) -> params``: 0 layers, at most 3 * vocab_size parameters, repeats."""
-    for vocab in (3, 11, 40):
+    for vocab in REPEATER_SIZES:
         params = _repeater(build, vocab, 'your builder')
-        if np.any(np.asarray(params['pos_emb']) != 0):
-            raise Finding(f'vocab_size={vocab}: pos_emb must be all zero (the budget is for '
-                          f'token parameters; a non-zero pos_emb would count too)')
+        _zero_pos(params, f'vocab_size={vocab}: ')
         counts = count_params(params)
         used = counts['n_params'] - counts['pos_emb']
         if used > 3 * vocab:
             raise Finding(f'vocab_size={vocab}: {used} parameters besides the zero pos_emb; the '
                           f'budget is 3 * vocab_size = {3 * vocab}')
         _repeats_last(params, vocab, seed=vocab)
-    return Passed('vocab sizes 3, 11, 40: 0 layers, zero pos_emb, <= 3 * vocab_size other '
-                  'parameters; the last token is repeated after random prompts of lengths 1, 2, '
-                  '5 and block_size, and for 2 * block_size decoding steps')
+    return Passed(f'vocab sizes {", ".join(map(str, REPEATER_SIZES))}: 0 layers, zero pos_emb, '
+                  f'<= 3 * vocab_size other parameters (counted on the arrays as given, lists '
+                  f'included); every token is repeated (one prompt per token decides it, since '
+                  f'nothing else reaches the output), also over 2 * block_size decoding steps '
+                  f'(at most 32)')
 
 
 @checker('2.2')
 def check_2_2(answer):
-    """``(build_repeater, hello_world)``: <= V non-zeros, and Hello World with <= V + B non-zeros."""
+    """``(build_repeater, hello_world)``: <= V non-zeros, and Hello World with <= V + B."""
     if not (isinstance(answer, (tuple, list)) and len(answer) == 2):
         raise Finding('expected a pair (your repeater builder, your Hello World params); got '
                       f'{type(answer).__name__}')
     build, hello = answer
-    totals = []
-    for vocab in (3, 11, 40):
-        params = _repeater(build, vocab, 'your repeater builder')
-        non0 = count_non0_params(params)['n_params']
-        if non0 > vocab:
-            raise Finding(f'repeater, vocab_size={vocab}: {non0} non-zero parameters; the budget '
-                          f'is vocab_size = {vocab}')
-        _repeats_last(params, vocab, seed=100 + vocab)
-        totals.append(count_params(params)['n_params'])
     params, tok = _program_and_tokenizer(hello, HELLO_WORLD)
     _expect_message(params, tok, HELLO_WORLD)
-    vocab, block = len(set(tok[s] for s in ['<bos>', '<eos>', *HELLO_WORLD])), len(HELLO_WORLD) + 1
-    non0 = count_non0_params(params)['n_params']
-    if non0 > vocab + block:
-        raise Finding(f'Hello World prints correctly but has {non0} non-zero parameters; the '
-                      f'budget is vocab_size + block_size = {vocab} + {block} = {vocab + block}')
-    return Passed(f'repeater at vocab sizes 3, 11, 40 with <= vocab_size non-zeros (your totals: '
-                  f'{totals[0]:,}, {totals[1]:,}, {totals[2]:,} parameters); Hello World printed '
-                  f'with {non0} non-zeros (budget {vocab + block}; your total: '
-                  f'{count_params(params)["n_params"]:,} parameters)')
+    measured = guard.budget(params, what='your Hello World', non_zero=VOCAB + BLOCK)
+    totals = []
+    for vocab in REPEATER_SIZES:
+        repeater = _repeater(build, vocab, 'your repeater builder', non_zero=vocab)
+        _repeats_last(repeater, vocab, seed=100 + vocab)
+        totals.append(count_params(repeater)['n_params'])
+    sizes = dict(zip(REPEATER_SIZES, totals))
+    return Passed(f'repeater at vocab sizes {", ".join(map(str, REPEATER_SIZES))} with <= '
+                  f'vocab_size non-zeros (your totals, zeros included: {sizes[11]:,} at 11, '
+                  f'{sizes[1000]:,} at 1000); Hello World printed with {measured["non_zero"]} '
+                  f'non-zeros (budget {VOCAB} + {BLOCK} = {VOCAB + BLOCK}; your total: '
+                  f'{count_params(params)["n_params"]:,} parameters); counted on the arrays as '
+                  f'given, lists included')
 
 
 # ----------------------------------------------------------------------------- 2.3 (harness only)
@@ -222,13 +259,6 @@ def trained_result(answer, message=HELLO_WORLD):
 
 # ----------------------------------------------------------------------------- 2.4 - 2.8
 
-def _zero_pos(params):
-    pos = np.asarray(params['pos_emb'])
-    if np.any(pos != 0):
-        i = tuple(int(k) for k in np.argwhere(pos != 0)[0])
-        raise Finding(f'pos_emb must be all zero; it holds {pos[i]} at {i}')
-
-
 def _message_without_positions(answer, message):
     """Shared by 2.4 and 2.5: an all-zero pos_emb, and decoding prints ``message``."""
     params, tok = _program_and_tokenizer(answer, message)
@@ -251,31 +281,48 @@ def check_2_5(answer):
     return _message_without_positions(answer, HELLO_WORLD)
 
 
+def _plain_number(answer):
+    """``answer`` as a float if it is a plain int or float (no subclass that redefines ==)."""
+    if type(answer) in (int, float) or (isinstance(answer, (np.integer, np.floating))
+                                         and type(answer).__module__ == 'numpy'):
+        return float(answer)
+    return None
+
+
 @checker('2.6')
 def check_2_6(answer):
     """The parameter count of Hello World under RMSNorm (a number), or such a program."""
-    if isinstance(answer, (dict, tuple)):
+    if isinstance(answer, (dict, tuple, list)):
         params, tok = _program_and_tokenizer(answer, HELLO_WORLD)
         _expect_message(params, tok, HELLO_WORLD, norm='rms')
-        n = count_params(params)['n_params']
-        if n > 48:
-            raise Finding(f'your program prints Hello World under RMSNorm but has {n} parameters; '
-                          f'one dimension fewer than the layer-norm version gives 48')
+        n = guard.budget(params, what='your RMSNorm Hello World', params=None)['params']
+        d = params['tok_emb'].shape[1]
+        if n > 2 * (VOCAB + BLOCK):
+            raise Finding(f'your program prints Hello World under RMSNorm (norm="rms") but has '
+                          f'{n:,} parameters (d_model {d}); the question is the smallest count '
+                          f'RMSNorm allows: how many dimensions does a tied 0-layer model need '
+                          f'when the norm does not centre?')
         return Passed(f'prints Hello World under RMSNorm (norm="rms") with {n} parameters '
-                      f'(d_model {np.shape(params["tok_emb"])[1]})')
-    if isinstance(answer, bool) or not isinstance(answer, (int, float, np.integer, np.floating)):
-        raise Finding(f'expected a number of parameters (or a params dict); got '
+                      f'(d_model {d}; counted on the arrays as given, lists included)')
+    number = _plain_number(answer)
+    if number is None:
+        raise Finding(f'expected a number of parameters (a plain int), or a params dict; got '
                       f'{type(answer).__name__}')
-    if answer == 48:
+    if number == 2 * (VOCAB + BLOCK):
         return Passed('48 = 2 * (13 + 11): RMSNorm does not centre, so the 2-D circle of radius '
                       'sqrt(2) is fixed and 2 dimensions suffice')
-    if answer == 538:
-        raise Finding('538 is the count with the ASCII tokenizer; the question is about the '
-                      'message tokenizer (11 symbols, 13 positions)')
-    if answer == 72:
-        raise Finding('72 is the layer-norm count; with RMSNorm one dimension is freed')
-    raise Finding(f'{answer} is not it: count the embedding entries of an RMSNorm model with one '
-                  f'dimension fewer than the layer-norm one')
+    if number in (2 * (BLOCK + 256), 3 * (BLOCK + 256)):
+        raise Finding(f'{answer} counts the ASCII tokenizer\'s 256 symbols; the question uses '
+                      f'the message tokenizer ({VOCAB} symbols, {BLOCK} positions)')
+    if number == 3 * (VOCAB + BLOCK):
+        raise Finding('72 is the layer-norm count (3 dimensions per row); RMSNorm does not '
+                      'centre: what does that free?')
+    if number == VOCAB + BLOCK:
+        raise Finding('24 gives each row one dimension; RMSNorm of a single number is its sign '
+                      '(+1 or -1), so only two symbols could be told apart')
+    raise Finding(f'{answer} is not it: count the entries of tok_emb and pos_emb (out_emb is '
+                  f'tied, layer norms are not counted) at the smallest d_model that keeps '
+                  f'{VOCAB} symbols apart under RMSNorm')
 
 
 @checker('2.7')
@@ -287,7 +334,8 @@ def check_2_7(answer):
             i = tuple(int(k) for k in np.argwhere(arr != np.round(arr))[0])
             raise Finding(f'{where}{list(i)} = {arr[i]} is not an integer')
     _expect_message(params, tok, HELLO_WORLD)
-    return Passed(f'every entry of the embeddings and layers is an integer and the program prints '
+    return Passed(f'every entry of the embeddings and layers is an integer (layer-norm gamma '
+                  f'and beta are not parameters, as in the book\'s count) and the program prints '
                   f'{HELLO_WORLD!r} ({count_params(params)["n_params"]:,} parameters)')
 
 
@@ -300,7 +348,8 @@ def check_2_8(answer):
             i = tuple(int(k) for k in np.argwhere(~(arr > 0))[0])
             raise Finding(f'{where}{list(i)} = {arr[i]} is not > 0 (zeros count as not positive)')
     _expect_message(params, tok, HELLO_WORLD)
-    return Passed(f'every entry of the embeddings and layers is > 0 and the program prints '
+    return Passed(f'every entry of the embeddings and layers is > 0 (layer-norm gamma and beta '
+                  f'are not parameters, as in the book\'s count) and the program prints '
                   f'{HELLO_WORLD!r}')
 
 
