@@ -211,7 +211,7 @@ def test_export_is_a_lazy_name_and_loads_no_torch():
 
 
 def test_without_torch_export_says_how_to_install():
-    code = ('import sys; sys.modules["torch"] = None; import taotp.export as e, taotp; '
-            'e.to_hooked_transformer(taotp.random_params(__import__("numpy").random.default_rng(0)))')
+    code = ('import sys; sys.modules["torch"] = None; import numpy, taotp, taotp.export as e; '
+            'e.to_hooked_transformer(taotp.random_params(numpy.random.default_rng(0)))')
     out = subprocess.run([sys.executable, '-c', code], capture_output=True, text=True)
     assert 'pip install "taotp[train]"' in out.stderr, out.stderr

@@ -78,13 +78,15 @@ def lookup_table():
                                       LOOKUP['vocab_size'], np.random.default_rng(LOOKUP['seed']))
 
 
-def lookup_batch(rng, batch=64, ks=None, vs=None):
+def lookup_batch(rng, batch=64, ks=None, vs=None, mix_keys=True):
     """Training rows of ``prefix + key_len`` tokens with keys planted at random places.
 
     Each row is a stream of keys and random tokens; the target is a key's value at
     the position where that key ends (-1 elsewhere).  Keys end at every position,
     follow random tokens and other keys, so every relative offset and the
     adversarial "prefix cut from other keys" both appear in training.
+    ``mix_keys=False`` plants one key per row behind random tokens only (the
+    naive data set, for comparison).
     """
     if ks is None:
         ks, vs = lookup_table()
@@ -92,6 +94,12 @@ def lookup_batch(rng, batch=64, ks=None, vs=None):
     n = LOOKUP['prefix'] + l
     tokens = rng.integers(0, vocab, size=(batch, n))
     targets = np.full((batch, n), -1)
+    if not mix_keys:
+        for row in range(batch):
+            end, k = int(rng.integers(l - 1, n)), int(rng.integers(0, len(ks)))
+            tokens[row, end - l + 1:end + 1] = ks[k]
+            targets[row, end] = vs[k]
+        return tokens, targets
     for row in range(batch):
         at = int(rng.integers(0, l))          # where the first planted key starts (or earlier)
         at -= int(rng.integers(0, 2)) * at
@@ -104,8 +112,8 @@ def lookup_batch(rng, batch=64, ks=None, vs=None):
 
 
 def train_lookup(d_model=64, n_layers=1, n_heads=4, d_ff=256, steps=4000, lr=3e-3, batch=64,
-                 seed=0, threads=None, progress=None, **model):
-    """Train a model to answer the puzzle's lookup table behind any prefix; ``(params, history)``."""
+                 seed=0, threads=None, progress=None, mix_keys=True, **model):
+    """Train a model to answer the puzzle's table behind any prefix; ``(params, history)``."""
     train = _train()
     import torch
     ks, vs = lookup_table()
@@ -113,7 +121,8 @@ def train_lookup(d_model=64, n_layers=1, n_heads=4, d_ff=256, steps=4000, lr=3e-
                                n_layers=n_layers, n_heads=n_heads, d_ff=d_ff,
                                rng=np.random.default_rng(seed), **model)
     net = train.Model(params, dtype=torch.float32)
-    history = train.train(net, lambda rng: lookup_batch(rng, batch, ks, vs), steps, lr=lr,
+    history = train.train(net, lambda rng: lookup_batch(rng, batch, ks, vs, mix_keys), steps,
+                          lr=lr,
                           warmup=100, schedule='cosine', seed=seed, threads=threads,
                           progress=progress)
     return net.to_params(), history
@@ -170,7 +179,7 @@ def position_table(encoding, block_size=None, d_model=None, seed=0):
 
 
 def offset_batch(rng, batch=64, delta=5, block_size=None, vocab_size=None):
-    """Random rows of ``block_size`` tokens; at position i >= delta the target is token i - delta."""
+    """Random rows of ``block_size`` tokens; at position i >= delta the target is token i-delta."""
     q = block_size or OFFSET['block_size']
     tokens = rng.integers(0, vocab_size or OFFSET['vocab_size'], size=(batch, q))
     targets = np.full(tokens.shape, -1)
@@ -242,6 +251,41 @@ def lookup_accuracy(params, seed=3100):
     return out
 
 
+def prefix_attack(params, sweeps=1, seed=0):
+    """Search for 10-token prefixes that make the program answer a key of the table wrong.
+
+    Greedy coordinate search: start from a seeded random prefix per key, then, one
+    prefix position at a time, put there the token (of all 50) that most lowers
+    the margin of the right value over the best other one; ``sweeps`` passes.
+    Returns ``{'wrong': keys answered wrong, 'margin': smallest margin found,
+    'query': one failing query (or None)}``.  Sampling prefixes can only miss
+    such inputs; this search looks for them.
+    """
+    from ..model import forward
+    ks, vs = lookup_table()
+    vocab, p = LOOKUP['vocab_size'], LOOKUP['prefix']
+    prefix = np.random.default_rng(seed).integers(0, vocab, size=(len(ks), p))
+
+    def margins(queries, values):
+        logits = forward(queries, **params, logits_at=-1)[:, -1]
+        rows = np.arange(len(queries))
+        right = logits[rows, values]
+        logits[rows, values] = -np.inf
+        return right - logits.max(-1)
+
+    for _ in range(sweeps):
+        for pos in range(p):
+            trial = np.repeat(prefix[:, None], vocab, axis=1)         # (keys, vocab, p)
+            trial[:, :, pos] = np.arange(vocab)
+            queries = np.concatenate([trial.reshape(-1, p), np.repeat(ks, vocab, 0)], axis=1)
+            m = margins(queries, np.repeat(vs, vocab)).reshape(len(ks), vocab)
+            prefix[:, pos] = m.argmin(1)
+    final = margins(np.concatenate([prefix, ks], axis=1), vs)
+    bad = np.flatnonzero(final < 0)
+    query = np.concatenate([prefix[bad[0]], ks[bad[0]]]).tolist() if len(bad) else None
+    return {'wrong': int(len(bad)), 'margin': float(final.min()), 'query': query}
+
+
 def sort_accuracy(params, per_length=20, n=SORT_N, seed=5800):
     """Share of held-out prompts (``per_length`` of every length 1..n-1) printed exactly sorted.
 
@@ -302,9 +346,12 @@ def check_3_1(answer):
         if result[mode] < 0.99:
             raise Finding(f'keys behind prefixes of {what} (0-10 tokens, 1,100 held-out '
                           f'queries): expected >= 99 % right, got {result[mode]:.1%}')
+    attack = guard.run_program(lambda: prefix_attack(params))
     return Passed(f'1,100 held-out queries per kind: {result["random"]:.1%} right behind random '
                   f'prefixes, {result["keys"]:.1%} behind prefixes cut from other keys; largest '
-                  f'attention on a prefix token {result["leak"]:.1e}; {_counts(params)}')
+                  f'attention on a prefix token {result["leak"]:.2g}; a greedy search for bad '
+                  f'prefixes (one pass; not part of the verdict) made {attack["wrong"]} of 100 '
+                  f'keys come out wrong; {_counts(params)}')
 
 
 @checker('5.8')
@@ -405,7 +452,8 @@ REFERENCE = {     # the harness settings behind the stored programs of the solut
 SMOKE = {'2.3': {'steps': 30}, '3.1': {'steps': 10, 'd_model': 8, 'd_ff': 16},
          '5.8': {'steps': 10, 'd_model': 8, 'd_ff': 16},
          '7.11': {'steps': 10, 'd_model': 8, 'd_ff': 16}}
-SWEEPS = {'2.3': {'d_model': (2, 3, 4), 'seed': range(5)}, '7.11': {'seed': range(3)}}
+SWEEPS = {'2.3': {'d_model': (2, 3, 4), 'seed': range(5)}, '3.1': {'mix_keys': (False,)},
+          '7.11': {'seed': range(3)}}
 
 
 def _stored_path(puzzle_id, part=''):
@@ -440,7 +488,7 @@ def reference_run(puzzle_id, size='full', threads=1, progress=None):
         if puzzle_id == '2.3':
             facts['printed'] = hello_world_output(answer)
         elif puzzle_id == '3.1':
-            facts.update(lookup_accuracy(answer))
+            facts.update(lookup_accuracy(answer), attack=prefix_attack(answer))
         else:
             facts['accuracy'], by_length = sort_accuracy(answer)
             facts['worst_length'] = min(by_length, key=by_length.get)
@@ -461,6 +509,11 @@ def sweep(puzzle_id, threads=1):
                 rows.append({'d_model': d, 'seed': seed, 'loss': float(history.losses[-1]),
                              'steps': history.steps, 'printed': hello_world_output(params),
                              'parameters': count_params(params)['n_params']})
+    elif puzzle_id == '3.1':
+        for mix in SWEEPS['3.1']['mix_keys']:
+            params, _ = train_lookup(**REFERENCE['3.1'], mix_keys=mix, threads=threads)
+            rows.append({'mix_keys': mix, **lookup_accuracy(params),
+                         'attack': prefix_attack(params)})
     elif puzzle_id == '7.11':
         for seed in SWEEPS['7.11']['seed']:
             for encoding in ('og', 'rotation'):

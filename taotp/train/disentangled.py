@@ -61,7 +61,7 @@ class DisentangledModel(torch.nn.Module):
                                                        dtype=dtype))
 
     def forward(self, tokens, positions=None, record=None):
-        """Logits ``(..., n, S)`` of the next token; ``record`` (a list) gets each layer's attention."""
+        """Next-token logits ``(..., n, S)``; ``record`` (a list) gets each layer's attention."""
         tokens = tokens if torch.is_tensor(tokens) else torch.as_tensor(np.asarray(tokens))
         n = tokens.shape[-1]
         if n > self.T:

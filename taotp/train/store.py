@@ -12,8 +12,9 @@
 Arrays are stored as float64 by default (the loaded program computes the same
 logits bit for bit); ``dtype='float32'`` halves the file and rounds each weight
 to about 7 digits (nothing is lost for a model trained in float32).  Loading
-always gives float64 arrays, the book's format.  A tied ``out_emb`` is stored once; scalar layer-norm
-entries stay scalars.  ``meta`` is any JSON-able dict (settings, metrics).
+always gives float64 arrays, the book's format.  A tied ``out_emb`` is stored
+once; scalar layer-norm entries stay scalars.  ``meta`` is any JSON-able dict
+(settings, metrics).
 """
 import json
 
