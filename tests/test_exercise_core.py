@@ -1,6 +1,7 @@
 """The checker framework itself: no escape, bounded time, strict ids, honest progress."""
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -76,25 +77,38 @@ def test_numbers_and_malformed_ids_are_refused(capsys):
         assert 'no puzzle' in check(bad, None).message
 
 
-def test_options_that_weaken_a_check_are_marked_and_not_counted(capsys):
+@checker('0.2')
+def counts_cases(answer, n_cases=10):
+    """A checker with an option that weakens it (fewer cases)."""
+    if answer != 'right':
+        raise Finding(f'expected "right"; got {answer!r}')
+    return Passed(f'{n_cases} cases')
+
+
+def test_options_that_weaken_a_check_are_marked_and_not_counted(capsys, monkeypatch):
+    table = dict(registry())
+    table['0.2'] = taotp.exercises.Puzzle('0.2', 'a test puzzle', 'checked', counts_cases)
+    monkeypatch.setattr(taotp.exercises, 'registry', lambda: table)
+    monkeypatch.setattr(taotp.exercises, '_ID', re.compile(r'^\d+\.\d+$'))
     before = json.loads(progress_file().read_text()) if progress_file().exists() else {}
-    result = check('1.8', answer('1.8'), n_cases=1)
+    result = check('0.2', 'right', n_cases=1)
     assert result and result.relaxed == 'n_cases=1' and not result.counts
-    assert capsys.readouterr().out.startswith('PASS (relaxed: n_cases=1; not counted as solved) 1.8')
+    assert capsys.readouterr().out.startswith('PASS (relaxed: n_cases=1; not counted as solved) 0.2')
     after = json.loads(progress_file().read_text()) if progress_file().exists() else {}
-    assert after.get('1.8') == before.get('1.8')
+    assert after.get('0.2') == before.get('0.2') is None
+    assert check('0.2', 'right').counts
+    assert json.loads(progress_file().read_text())['0.2'] == 'solved'
 
 
 def test_progress_survives_a_new_process(tmp_path):
     env = {**os.environ, 'TAOTP_PROGRESS': str(tmp_path / 'p.json')}
-    solve = ('from taotp.exercises import check; import taotp; '
-             'check("1.4", lambda t, **p: taotp.transformer(t, **p)); check("1.3", None)')
+    solve = 'from taotp.exercises import check; check("2.6", 48); check("2.5", None)'
     subprocess.run([sys.executable, '-c', solve], env=env, check=True, capture_output=True)
-    out = subprocess.run([sys.executable, '-m', 'taotp', 'progress', '1'], env=env, check=True,
+    out = subprocess.run([sys.executable, '-m', 'taotp', 'progress', '2'], env=env, check=True,
                          capture_output=True, text=True).stdout
     rows = {line.split()[0]: line.split()[2] for line in out.splitlines()[1:-1]}
-    assert rows['1.4'] == 'solved' and rows['1.3'] == 'not' and rows['1.1'] == 'reflect'
-    assert out.splitlines()[-1].startswith('1 of 5 checked puzzles solved')
+    assert rows['2.6'] == 'solved' and rows['2.5'] == 'not'
+    assert out.splitlines()[-1].startswith('1 of ')
 
 
 def test_budget_counts_list_valued_weights_and_names_the_limit(rng):
