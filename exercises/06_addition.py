@@ -145,7 +145,9 @@ check('6.8', params_6_8)
 # decimal place that reads *both* operands' digits of that place, plus at most one more head. You may
 # change the position embeddings (hint: what if two positions share one?). One layer, at most 3 heads.
 # Besides all 10,000 answers the checker looks at the attention at '=': for each digit place one head
-# must put at least 45 % of its weight on each of the two digits of that place.
+# must put at least 45 % of its weight on each of the two digits of that place, and prompts with
+# different sums $a + b$ must reach the MLP with different inputs (every place is read, not only the
+# units that the answer needs).
 
 # %%
 params_6_10 = None
@@ -172,7 +174,8 @@ check('6.11', params_6_11)
 #
 # Make the 2-digit mod-10 adder of Fig. 6.3 work with exactly 4 heads (no cleanup head). How many
 # parameters do you need compared with 9,508? The checker wants each of the four digits read by a head
-# (at least 45 % of its attention at '=') and no head attending mostly to '=' itself.
+# (at least 45 % of its attention at '='), different sums reaching the MLP with different inputs, and
+# no head attending mostly to '=' itself.
 
 # %%
 params_6_13 = None

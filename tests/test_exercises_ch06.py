@@ -6,13 +6,13 @@
 | 6.2 | `spike(x0, a0)` -> 3 hidden units with f(x0) = a0 and f = 0 for abs(x - x0) >= 1 (grid, every kink, beyond the last kink, +-1e6), for 49 (x0, a0): 9 hand-made, 40 seeded with magnitudes 1e-3 to 1e4 and both signs | right only on the five pairs the old checker tried (passed before); x0 rounded to 0.1 (passed before); the wrong height; the wrong width; weights whose `__array__` never returns (budget) |
 | 6.3 | `build_MLP(xs, ys)` -> at most 3n hidden units, exact (1e-6 of the largest output) on 13 sets: 1-200 random points with 1-7 dim outputs, the two closest 1e-6 apart and far apart in the list, evenly spaced, decreasing, near 1e6, constant and zero outputs | the spike width taken from neighbours in the list order (passed before: the close pair sat next to each other); a fixed width; one unit too many |
 | 6.4 | 2 hidden units; f(0) = 1 and f <= 0 for abs(x) >= 1 (+-1, every kink beyond, a grid, beyond the last kink) | the 3-unit spike; a step; weights whose `__array__` never returns (budget) |
-| 6.5 | `count_for_base(b)` equals 58 b + 49 for every b = 2..100 (the bases Fig. 6.2's construction accepts) | a polynomial through the old 7 points (passed before); off by one; text; a number whose `__float__` never returns (budget) |
+| 6.5 | `count_for_base(b)` equals 58 b + 49 for every b = 2..100 (the bases Fig. 6.2's construction accepts); a wrong value is told to count the built program, not the right number | a polynomial through the old 7 points (passed before); off by one (the message no longer names the count); text; a number whose `__float__` never returns (budget) |
 | 6.6 | one layer; its attention output at the second position of all 100 [i, j] is (1 - k, k, 0, ...) to 1e-6 | the book's single-digit adder |
 | 6.7 | d_model <= 3 (on the submitted arrays); (i + j) mod 10 for all 100 pairs | the oracle (passed before); the book's 4-dim adder shown as a 3-dim program by a dict subclass (passed before); the book's adder |
 | 6.8 | all 100 pairs right and the residual before the final norm at the answer position equals tok_emb of the answer to 1e-6 of the smallest gap between two digits' embeddings | a leftover of 1e-3 hidden by scaling the whole program down 1e-4 (passed before: the tolerance was absolute); the book's messy adder |
-| 6.10 | one layer, <= 3 heads; (a + b) mod 10 on all 10,000 2-digit pairs; for each digit place one head puts >= 45 % of its attention at '=' on each of a's and b's digit | the oracle (passed before); a units-only adder whose tens head reads nothing (passed before: mod 10 needs only the units); the book's 5 heads; its first 3 heads |
-| 6.11 | as 6.10 and pos_emb keeps three columns equal to pos_enc_3d_array(block_size) | the oracle with the circle kept (passed before); a moved circle |
-| 6.13 | one layer, exactly 4 heads; all 10,000 pairs; each of the 4 digits read by a head (>= 45 %); no head attending mostly to '=' itself (the cleanup head) | the oracle (passed before); the book's adder without a's tens head, cleanup kept, MLP refitted (passed before); the book's 5 heads |
+| 6.10 | one layer, <= 3 heads; (a + b) mod 10 on all 10,000 2-digit pairs; for each digit place one head puts >= 45 % of its attention at '=' on each of a's and b's digit; prompts with different sums a + b reach the MLP with different inputs | the oracle (passed before); a units-only adder whose tens head reads nothing (passed before: mod 10 needs only the units); a decoy tens head that attends but carries nothing (passed before); the book's 5 heads; its first 3 heads |
+| 6.11 | as 6.10 (attention and MLP input too) and pos_emb keeps three columns equal to pos_enc_3d_array(block_size) | the oracle with the circle kept (passed before); a moved circle |
+| 6.13 | one layer, exactly 4 heads; all 10,000 pairs; each of the 4 digits read by a head (>= 45 %); different sums reach the MLP with different inputs; no head attending mostly to '=' itself (the cleanup head) | the oracle (passed before); the book's adder without a's tens head, cleanup kept, MLP refitted (passed before); a decoy head on a's tens digit that carries nothing (passed before); the book's 5 heads |
 | 6.14 | floor((a + b) / 10) mod 10 on all 10,000 pairs | the oracle (passed before); the mod-10 adder |
 | 6.15 | one layer, the MLP reads one coordinate; (a + b) mod 10 on one pair per sum (1,999), carry chains and 3,000 random pairs drawn with a seed taken from the program; keys of different sums >= 100x the book's 1.37e-9 apart, over all those prompts | a lookup keyed by the pair and fitted on exactly the old checker's pairs (passed before: the separation was measured on one pair per sum); the book's adder |
 | 6.16 | block >= 14; all 10,000 pairs, each after a random prefix of 0-6 digits (seed from the program), and carry pairs after prefixes of nines, zeros and copies of the operands at every length | the oracle (passed before); the reference with the sum 0 answered wrong (passed before: (0, 0) was not sampled); absolute positions; block 8 |
@@ -115,7 +115,9 @@ def test_6_4_wrong():
 
 
 def test_6_5_wrong_and_other_correct_forms():
-    fails(ch06.check_6_5, lambda b: 58 * b + 50, 'b = 2: expected 165 parameters, got 166')
+    result = fails(ch06.check_6_5, lambda b: 58 * b + 50,
+                   'b = 2: your formula gives 166, more than count_params counts')
+    assert '165' not in result.message                 # the message does not give the count
     fails(ch06.check_6_5, lambda b: 'many', 'b = 2: expected a number, got str')
     build = lambda b: taotp.count_params(
         taotp.build_single_digit_mod_transformer(base=b))['n_params']
@@ -329,6 +331,22 @@ def units_only():
     return fit_lookup_mlp(p, prompts, pairs.sum(1) % 10, tol=1e-9)[0]
 
 
+def decoy_tens_head():
+    """6.10's reference whose tens head still attends to both tens digits but carries nothing."""
+    p = copy.deepcopy(answer('6.10'))
+    p['layers'][0]['V'][1] = 0.0
+    prompts, pairs = addition_prompts(2)
+    return fit_lookup_mlp(p, prompts, pairs.sum(1) % 10, tol=1e-9)[0]
+
+
+def decoy_digit_head():
+    """6.13's reference whose head on a's tens digit still attends there but carries nothing."""
+    p = copy.deepcopy(answer('6.13'))
+    p['layers'][0]['V'][3] = 0.0
+    prompts, pairs = addition_prompts(2)
+    return fit_lookup_mlp(p, prompts, pairs.sum(1) % 10)[0]
+
+
 def without_a_tens_head():
     """The book's 5-head adder minus the head reading a's tens (cleanup kept), MLP refitted."""
     p = taotp.build_multi_digit_mod_transformer(2)
@@ -397,15 +415,17 @@ CHEATS = [
     ('6.2', old_spikes_only, 'x0=123.456, a0=-7.89'),
     ('6.2', rounded_spike, 'x0=123.456, a0=-7.89'),
     ('6.3', neighbour_width, '5 random points: at x = 0.04'),
-    ('6.5', through_old_points, 'b = 4: expected 281 parameters'),
+    ('6.5', through_old_points, 'b = 4: your formula gives'),
     ('6.7', oracle(lambda p: (p[0] + p[1]) % 10 if len(p) == 2 else 0, 10, 2, 3), 'prompt ['),
     ('6.7', shown_as_3_dims, 'prompt ['),
     ('6.8', scaled_leftover, 'of the smallest gap between two digits\' embeddings'),
     ('6.10', oracle(_padded_next(2, ADD, 1), 12, 6, 1, heads=1), 'prompt ['),
     ('6.10', units_only, 'no head reads both tens digits'),
+    ('6.10', decoy_tens_head, 'the MLP gets the same input for a sum of'),
     ('6.11', oracle_6_11, 'prompt ['),
     ('6.13', oracle(_padded_next(2, ADD, 1), 12, 6, 1, heads=4), 'prompt ['),
     ('6.13', without_a_tens_head, "no head reads a's tens digit"),
+    ('6.13', decoy_digit_head, 'the MLP gets the same input for a sum of'),
     ('6.14', oracle(_padded_next(2, lambda a, b: (a + b) // 10, 1), 12, 6), 'prompt ['),
     ('6.15', pair_keyed_on_old_pairs, '3-digit (a + b) mod 10: prompt ['),
     ('6.16', oracle(_prefix_next, 12, 14), 'prompt ['),
@@ -431,7 +451,7 @@ def test_cheats_do_not_pass(puzzle, cheat, message):
 def test_the_cheats_are_real():
     """Run as submitted, the cheats answer right where the old checkers looked."""
     prompts, pairs = addition_prompts(2)
-    for params in (units_only(), without_a_tens_head()):
+    for params in (units_only(), decoy_tens_head(), without_a_tens_head(), decoy_digit_head()):
         pred = taotp.teacher_forced_argmax(np.concatenate([prompts, (pairs.sum(1) % 10)[:, None]],
                                                           1), params, 6)
         assert (pred[:, 0] == pairs.sum(1) % 10).all()

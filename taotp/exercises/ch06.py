@@ -188,6 +188,27 @@ def _attention_at(params, prompts, query):
     return guard.run_program(lambda: trace(prompts, params).attn[0][:, :, query])
 
 
+def _layer0_at(params, prompts, query):
+    """Layer 0 at position ``query``: attention weights (batch, heads, n) and the MLP's input."""
+    seen = guard.run_program(lambda: trace(prompts, params))
+    return seen.attn[0][:, :, query], seen.mlp_in[0][:, query]
+
+
+def _sees_whole_sum(mlp_in, sums):
+    """Prompts whose sums differ must reach the MLP with different inputs (to 1e-9, relative)."""
+    scale = max(float(np.abs(mlp_in).max()), 1e-300)
+    _, group = np.unique(np.round(mlp_in / scale, 9), axis=0, return_inverse=True)
+    group = group.ravel()
+    order = np.lexsort((sums, group))
+    clash = np.flatnonzero((group[order][1:] == group[order][:-1])
+                           & (sums[order][1:] != sums[order][:-1]))
+    if len(clash):
+        s1, s2 = sums[order][clash[0]], sums[order][clash[0] + 1]
+        raise Finding(f'all pairs right, but at "=" the MLP gets the same input for a sum of '
+                      f'{s1} and a sum of {s2}: every digit place must reach the MLP, whose key '
+                      f'is a + b, not just the units')
+
+
 def _reads(weights, positions, share=0.45):
     """Heads that put at least ``share`` of their attention on each of ``positions``, always."""
     return [h for h in range(weights.shape[1])
@@ -324,7 +345,10 @@ def check_6_5(count_for_base):
         except (TypeError, ValueError, OverflowError):
             raise Finding(f'b = {b}: expected a number, got {type(got).__name__}') from None
         if value != want:
-            raise Finding(f'b = {b}: expected {want} parameters, got {got}', b)
+            side = 'more' if value > want else 'fewer'
+            raise Finding(f'b = {b}: your formula gives {got}, {side} than count_params counts '
+                          f'for the construction of Fig. 6.2 in base {b} (build it with '
+                          f'taotp.build_single_digit_mod_transformer(base={b}) and count)', b)
     return Passed('the total count is right for every base b = 2..100 (the bases the '
                   'construction of Fig. 6.2 is defined for)')
 
@@ -398,29 +422,31 @@ def _mod2(params, label, target=lambda s: s % 10):
     _need(params, 12, 6)
     prompts, pairs = addition_prompts(2)
     n = _decode_check(params, prompts, target(pairs.sum(1)), label)
-    return n, prompts
+    return n, prompts, pairs.sum(1)
 
 
-def _one_head_per_place(params, prompts):
-    """For each place, a head that splits its attention at '=' between a's and b's digit."""
-    weights = _attention_at(params, prompts, 5)
+def _one_head_per_place(params, prompts, sums):
+    """For each place, a head that splits its attention at '=' between a's and b's digit;
+    and the whole sum reaches the MLP."""
+    weights, mlp_in = _layer0_at(params, prompts, 5)
     for place, positions in PLACES_2.items():
         if not _reads(weights, positions):
             raise Finding(f'all pairs right, but no head reads both {place} digits: at the "=" '
                           f'position, one head must put at least 45 % of its attention on each '
                           f'of positions {positions[0]} (a) and {positions[1]} (b), for every '
                           f'prompt; one head per digit place is the point of the puzzle')
+    _sees_whole_sum(mlp_in, sums)
 
 
 @checker('6.10')
 def check_6_10(params):
     """2-digit addition mod 10 with one head per digit place (<= 3 heads, one layer)."""
     params, _ = _program(params, layers=1, heads=3)
-    n, prompts = _mod2(params, '[a, a, +, b, b, =] -> (a + b) mod 10')
-    _one_head_per_place(params, prompts)
+    n, prompts, sums = _mod2(params, '[a, a, +, b, b, =] -> (a + b) mod 10')
+    _one_head_per_place(params, prompts, sums)
     return Passed(f'all {n:,} pairs of 2-digit numbers right; for each digit place a head splits '
-                  f'its attention between a\'s and b\'s digit; budget kept: one layer, at most 3 '
-                  f'heads')
+                  f'its attention between a\'s and b\'s digit, and the MLP tells every sum a + b '
+                  f'apart; budget kept: one layer, at most 3 heads')
 
 
 @checker('6.11')
@@ -435,11 +461,12 @@ def check_6_11(params):
     if not any(np.allclose(pos[:, c:c + 3], circle, atol=1e-9) for c in range(pos.shape[1] - 2)):
         raise Finding(f'pos_emb must keep three columns equal to pos_enc_3d_array({len(pos)}) '
                       f'(the standard encoding); none of its columns match')
-    n, prompts = _mod2(params, '[a, a, +, b, b, =] -> (a + b) mod 10')
-    _one_head_per_place(params, prompts)
+    n, prompts, sums = _mod2(params, '[a, a, +, b, b, =] -> (a + b) mod 10')
+    _one_head_per_place(params, prompts, sums)
     return Passed(f'all {n:,} pairs right with the standard position circle kept; for each digit '
-                  f'place a head splits its attention between a\'s and b\'s digit; budget kept: '
-                  f'one layer, at most 3 heads; d_model {cfg["d_model"]} (the book uses 7)')
+                  f'place a head splits its attention between a\'s and b\'s digit, and the MLP '
+                  f'tells every sum apart; budget kept: one layer, at most 3 heads; d_model '
+                  f'{cfg["d_model"]} (the book uses 7)')
 
 
 @checker('6.13')
@@ -449,8 +476,8 @@ def check_6_13(params):
     if cfg['n_heads'][0] != 4:
         raise Finding(f'budget: exactly 4 heads (2 n_digits, no cleanup head); got '
                       f'{cfg["n_heads"][0]}')
-    n, prompts = _mod2(params, '[a, a, +, b, b, =] -> (a + b) mod 10')
-    weights = _attention_at(params, prompts, 5)
+    n, prompts, sums = _mod2(params, '[a, a, +, b, b, =] -> (a + b) mod 10')
+    weights, mlp_in = _layer0_at(params, prompts, 5)
     for position, digit in ((0, "a's tens"), (1, "a's units"), (3, "b's tens"), (4, "b's units")):
         if not _reads(weights, (position,)):
             raise Finding(f'all pairs right, but no head reads {digit} digit: at the "=" position '
@@ -460,8 +487,10 @@ def check_6_13(params):
     if own:
         raise Finding(f'head {own[0]} attends mostly to the "=" position itself: that is a '
                       f'cleanup head, which this puzzle removes')
-    return Passed(f'all {n:,} pairs right; each of the four digits is read by a head and no head '
-                  f'attends to itself (no cleanup head); budget kept: one layer, exactly 4 heads; '
+    _sees_whole_sum(mlp_in, sums)
+    return Passed(f'all {n:,} pairs right; each of the four digits is read by a head, the MLP '
+                  f'tells every sum apart, and no head attends to itself (no cleanup head); '
+                  f'budget kept: one layer, exactly 4 heads; '
                   f'{count_params(params)["n_params"]:,} parameters (the book\'s 5-head version '
                   f'has 9,508)')
 
@@ -470,7 +499,7 @@ def check_6_13(params):
 def check_6_14(params):
     """Output the tens digit of a + b (mod 10) for 2-digit a, b."""
     params, _ = _program(params)
-    n, _ = _mod2(params, '[a, a, +, b, b, =] -> floor((a + b) / 10) mod 10',
+    n, _, _ = _mod2(params, '[a, a, +, b, b, =] -> floor((a + b) / 10) mod 10',
                  target=lambda s: s // 10 % 10)
     return Passed(f'all {n:,} pairs of 2-digit numbers: the tens digit of the sum is right')
 
