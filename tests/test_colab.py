@@ -80,14 +80,13 @@ def _freeze(python):
     return sorted(line for line in lines if not line.startswith(('pip==', 'setuptools==')))
 
 
+LIST = ('import importlib.metadata as m, json, re; print(json.dumps({re.sub(r"[-_.]+", "-", '
+        'd.metadata["Name"]).lower(): d.version for d in m.distributions()}))')
+
+
 def _installed(python):
     """``{name: version}`` of the environment (names normalised like pip's)."""
-    out = {}
-    for line in _freeze(python):
-        if '==' in line:
-            name, version = line.split('==', 1)
-            out[name.lower().replace('_', '-')] = version
-    return out
+    return json.loads(_run(python, '-I', '-c', LIST, env=_clean_env()))
 
 
 def _build_runtime(home):
@@ -152,6 +151,17 @@ def wheel(tmp_path_factory):
     return next(out.glob('taotp-*.whl'))
 
 
+def _restore(python, changed):
+    """Undo what an install changed: ``changed`` maps a name to (before, after)."""
+    added = [name for name, (was, _) in changed.items() if was is None]
+    replaced = [f'{name}=={was}' for name, (was, _) in changed.items() if was is not None]
+    if added:
+        _run(python, '-m', 'pip', 'uninstall', '-y', '-q', *added, env=_clean_env())
+    if replaced:
+        _run(python, '-m', 'pip', 'install', '-q', '--no-deps', *replaced, env=_clean_env(),
+             timeout=600)
+
+
 def _run_notebook(path, python, kernel, wheel, scratch):
     """Run one notebook on a fresh runtime; returns a list of problems (empty: it worked)."""
     import nbformat
@@ -186,6 +196,7 @@ def _run_notebook(path, python, kernel, wheel, scratch):
         if changed:
             problems.append("installing the book changed Colab's preinstalled packages "
                             f'(before, after): {changed}')
+            _restore(python, changed)        # the next notebook gets Colab's stack again
     except CellExecutionError as err:
         problems.append(str(err)[-3000:])
     finally:                                 # the next notebook starts without taotp
