@@ -17,7 +17,8 @@ from taotp.programs import CATALOGUE
 from taotp.sort import (COMPACT_MAX, balanced_codes, bits_sign_errors,
                         build_bits_sort_transformer, build_compact_sort_transformer,
                         build_large_vocab_sort_transformer, code_length, code_ranks,
-                        large_vocab_sort_inputs, sort_failures)
+                        compact_sort_certificate, large_vocab_sort_inputs,
+                        large_vocab_sort_size, sort_failures)
 
 
 def all_subsets(vocab_size):
@@ -125,12 +126,20 @@ def test_compact_certificate_every_query_every_key(vocab_size):
         ahead = S[y, y + 1:]
         assert np.all(np.diff(ahead) < -30), (vocab_size, y)
         assert ahead[-1] - S[y, :y + 1].max() > 30, (vocab_size, y)
+    assert compact_sort_certificate(p) > 30
     pairs = [[j, 0] for j in range(1, vocab_size)]
     pairs += [[j, 0, y] for y in range(1, vocab_size) for j in range(y + 1, vocab_size)]
     got = [taotp.last_token_argmax(np.array([r for r in pairs if len(r) == k]), p)
            for k in (2, 3)]
     assert got[0].tolist() == list(range(1, vocab_size))
     assert got[1].tolist() == [r[0] for r in pairs if len(r) == 3]
+
+
+@pytest.mark.parametrize('vocab_size, block_size', [(2, 5), (28, 100), (29, 9), (1000, 64),
+                                                    (65_536, 128)])
+def test_size_formula(vocab_size, block_size):
+    p = build_large_vocab_sort_transformer(vocab_size, block_size)
+    assert large_vocab_sort_size(vocab_size, block_size) == taotp.count_params(p)['n_params']
 
 
 def test_compact_beats_the_book_at_28():
@@ -147,6 +156,7 @@ def test_compact_runs_out_of_float64_at_31():
     about 1.7e18, are equal to the last bit); 'auto' stops at 28, where the margin is 11 ulps."""
     S = compact_scores(build_compact_sort_transformer(31, 4))
     assert S[28, 29] - S[28, 30] <= 0
+    assert compact_sort_certificate(build_compact_sort_transformer(31, 4)) <= 0
     S = compact_scores(build_compact_sort_transformer(28, 4))
     assert S[25, 26] - S[25, 27] >= 11 * np.spacing(S[25, 26])
 

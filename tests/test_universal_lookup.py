@@ -15,7 +15,7 @@ import taotp
 import taotp.lookup.universal as universal
 from taotp.lookup import (build_universal_lookup_transformer, interpolating_mlp,
                           lookup_precision, lookup_queries, random_lookup_table,
-                          universal_layout)
+                          universal_layout, universal_lookup_size)
 from taotp.programs import CATALOGUE
 
 
@@ -25,7 +25,7 @@ def right(params, ks, vs, prefix_len=0, mode='random', seed=0):
 
 
 def universal_total(vocab_size, block_size, key_len, n_entries):
-    return 7 * vocab_size + 7 * block_size + 84 * key_len + 15 * (n_entries - 1) + 7
+    return universal_lookup_size(n_entries, key_len, vocab_size, block_size)
 
 
 # ----------------------------------------------------------------------------- exhaustive, small
@@ -69,6 +69,7 @@ def test_the_3_9_table_1000_entries_over_10_tokens():
     p = build_universal_lookup_transformer(ks, vs, 10, 5)
     assert right(p, ks, vs) == 1.0
     assert taotp.count_params(p)['n_params'] == universal_total(10, 5, 5, 1000) == 15_517
+    assert 7 * 10 + 7 * 5 + 84 * 5 + 15 * 999 + 7 == 15_517        # the formula, spelled out
     assert taotp.count_non0_params(p)['n_params'] < CATALOGUE['lookup-1000-untrained'].source_non0
 
 

@@ -25,7 +25,8 @@ from .programs import (HARDEN, VALUE_SCALE, build_decimal_addition_transformer,
                        digit_embedding)
 from .figures import (draw_adder_heads, draw_additive_tables, draw_build_mlp, draw_keys,
                       draw_spike)
-from .attention_only import build_attention_only_mod_transformer, head_pairs
+from .attention_only import (build_attention_only_mod_transformer, four_prompt_cycle, head_pairs,
+                             reading_by_position, unscaled_logits)
 
 
 __all__ = ['PLUS', 'EQUALS', 'SYMBOLS', 'HARDEN', 'OUT_SCALE', 'VALUE_SCALE',
@@ -36,4 +37,5 @@ __all__ = ['PLUS', 'EQUALS', 'SYMBOLS', 'HARDEN', 'OUT_SCALE', 'VALUE_SCALE',
            'build_multi_digit_mod_transformer', 'build_decimal_addition_transformer',
            'draw_additive_tables', 'draw_spike', 'draw_build_mlp', 'draw_keys',
            'draw_adder_heads']
-__all__ += ['build_attention_only_mod_transformer', 'head_pairs']   # puzzle 6.12 (Records)
+__all__ += ['build_attention_only_mod_transformer', 'head_pairs',   # puzzle 6.12 (Records)
+            'reading_by_position', 'unscaled_logits', 'four_prompt_cycle']

@@ -30,7 +30,7 @@ from .construction import (HASH_SCALE, build_lookup_transformer, build_untied_tr
                            with_hardening)
 from .sweep import precision_sweep
 from .universal import (build_universal_lookup_transformer, hash_directions, interpolating_mlp,
-                        universal_hash_layer, universal_layout)
+                        universal_hash_layer, universal_layout, universal_lookup_size)
 
 _FIGURES = ('draw_hardening', 'hardening_explorer', 'draw_precision_sweep',
             'draw_word_histogram')
@@ -52,5 +52,5 @@ __all__ = [
     'wire_lookup_transformer', 'build_lookup_transformer', 'with_hardening',
     'precision_sweep', *_FIGURES,
     'universal_layout', 'hash_directions', 'universal_hash_layer', 'interpolating_mlp',
-    'build_universal_lookup_transformer',
+    'build_universal_lookup_transformer', 'universal_lookup_size',
 ]

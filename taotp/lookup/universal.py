@@ -138,6 +138,15 @@ def interpolating_mlp(g, targets, d_model, out_dims):
     return M1, b1, M2, b2
 
 
+def universal_lookup_size(n_entries, key_len, vocab_size, block_size):
+    """The parameter count of ``build_universal_lookup_transformer`` (no build needed).
+
+    >>> universal_lookup_size(1000, 5, 10, 5)
+    15517
+    """
+    return 7 * vocab_size + 7 * block_size + 84 * key_len + 15 * (n_entries - 1) + 7
+
+
 def build_universal_lookup_transformer(ks, vs, vocab_size, block_size, rng=None, harden=HARDEN,
                                        candidates=CANDIDATES, out_scale=OUT_SCALE):
     """A Lookup Table correct for every table of distinct keys (module docstring).

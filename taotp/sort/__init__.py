@@ -23,7 +23,7 @@ from .figures import draw_powerpoints, draw_sort_run
 from .large_vocab import (COMPACT_MAX, balanced_codes, bits_sign_errors, code_length, code_ranks,
                           build_bits_sort_transformer, build_compact_sort_transformer,
                           build_large_vocab_sort_transformer, large_vocab_sort_inputs,
-                          sort_failures)
+                          compact_sort_certificate, large_vocab_sort_size, sort_failures)
 
 
 __all__ = ['MIN_LAYOUT', 'SORT_LAYOUT', 'build_min_transformer',
@@ -33,4 +33,5 @@ __all__ = ['MIN_LAYOUT', 'SORT_LAYOUT', 'build_min_transformer',
            'draw_powerpoints', 'draw_sort_run',
            'COMPACT_MAX', 'code_length', 'balanced_codes', 'code_ranks', 'bits_sign_errors',
            'build_bits_sort_transformer', 'build_compact_sort_transformer',
-           'build_large_vocab_sort_transformer', 'large_vocab_sort_inputs', 'sort_failures']
+           'build_large_vocab_sort_transformer', 'large_vocab_sort_inputs', 'sort_failures',
+           'large_vocab_sort_size', 'compact_sort_certificate']

@@ -308,6 +308,41 @@ def build_large_vocab_sort_transformer(vocab_size, block_size, design='auto'):
     return build_bits_sort_transformer(vocab_size, block_size)
 
 
+def large_vocab_sort_size(vocab_size, block_size, design='auto'):
+    """The parameter count of ``build_large_vocab_sort_transformer`` (no build needed).
+
+    compact: ``3 V + 3 B + 39``; bits (code length n): ``(n + 4)(V + B + 1) + 4 n (n + 4)(n + 1)``.
+
+    >>> large_vocab_sort_size(65_536, 128), large_vocab_sort_size(28, 100)
+    (1616280, 423)
+    """
+    check_int('large_vocab_sort_size', 'vocab_size', vocab_size, 2)
+    if design == 'compact' or (design == 'auto' and vocab_size <= COMPACT_MAX):
+        return 3 * vocab_size + 3 * block_size + 39
+    n = code_length(vocab_size)
+    return (n + 4) * (vocab_size + block_size + 1) + 4 * n * (n + 4) * (n + 1)
+
+
+def compact_sort_certificate(params):
+    """The smallest score lead that makes the compact design exact on every input.
+
+    With no positions, hard attention picks the successor of every query ``y`` from
+    every possible set of numbers exactly when ``y`` ranks its keys ``y+1 > y+2 > ... >
+    V-1 > every key <= y``.  Returns the smallest lead in that chain over all ``y``,
+    in the units of the softmax (scores as the forward pass computes them, here
+    from the weights); a lead of 30 or more leaves a rival at most ``exp(-30)``.
+    """
+    from ..model import layer_norm
+    x = layer_norm(np.asarray(params['tok_emb'], dtype=np.float64))
+    layer = params['layers'][0]
+    S = (x @ layer['Q'][0]) @ (x @ layer['K'][0]).T / np.sqrt(layer['Q'].shape[2])
+    leads = []
+    for y in range(len(S) - 1):
+        chain = S[y, y + 1:]
+        leads += (-np.diff(chain)).tolist() + [chain[-1] - S[y, :y + 1].max()]
+    return float(min(leads))
+
+
 # ----------------------------------------------------------------------------- checking
 
 def _divergence(a, b, n):
