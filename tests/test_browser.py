@@ -100,7 +100,7 @@ const [root, done] = [arguments[0], arguments[arguments.length - 1]];
     const repr = out.match(/<(function|bound method|built-in function|lambda)\b[^>]*>|\bobject at 0x[0-9a-f]+/);
     if (repr) r.reprs.push(repr[0]);
     const path = out.match(new RegExp(root.replace(/[.*+?^${}()|[\]\\]/g, '\\$&') +
-      '|[\\w/.-]*(site|dist)-packages/|/tmp/ipykernel_\\d+'));
+      '|[\\w/.-]*(site|dist)-packages/|ipykernel_\\d+/'));
     if (path) r.paths.push(path[0]);
   }
 

@@ -120,7 +120,7 @@ def _output_texts(out):
 
 REPR = re.compile(r'<(function|bound method|built-in function|lambda)\b[^>]*>'
                   r'|\bobject at 0x[0-9a-fA-F]+')
-MACHINE_PATH = re.compile(re.escape(str(ROOT)) + r'|(site|dist)-packages/|/tmp/ipykernel_'
+MACHINE_PATH = re.compile(re.escape(str(ROOT)) + r'|(site|dist)-packages/|ipykernel_\d+/'
                           r'|(?<![\w.:/])/(home|root|tmp|usr|opt|work|Users|var)/')
 
 
