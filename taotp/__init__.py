@@ -54,6 +54,7 @@ from .interpreter import ProgramError, compile_TAOTP, dump_program, load_program
 from .sort import build_large_vocab_sort_transformer            # the Records chapter (12)
 from .lookup import build_universal_lookup_transformer
 from .addition import build_attention_only_mod_transformer
+from .addition import build_compact_addition_transformer
 
 __version__ = '0.1.0'
 
@@ -91,7 +92,7 @@ __all__ = [
     'hamming_embedding', 'load_program', 'dump_program', 'compile_TAOTP', 'ProgramError',
     # the Records chapter (12)
     'build_large_vocab_sort_transformer', 'build_universal_lookup_transformer',
-    'build_attention_only_mod_transformer',
+    'build_attention_only_mod_transformer', 'build_compact_addition_transformer',
     # chapter modules
     'hello_world', 'lookup', 'search', 'sort', 'addition', 'encodings', 'interpreter',
     'coupling', 'selective',

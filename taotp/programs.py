@@ -146,6 +146,15 @@ def _selective_examples():
     return out
 
 
+def _compact_addition_examples(n_digits):
+    """Carry chains: 0 + 0, 9..9 + 9..9, 9..9 + 1, 1 + 9..9 and chains ended at the last column."""
+    def examples():
+        pairs = addition.carry_chain_pairs(n_digits)
+        prompts, answers = addition.long_addition_prompts(n_digits, pairs[:4] + pairs[-6:])
+        return [(p.tolist(), a.tolist()) for p, a in zip(prompts, answers)]
+    return examples
+
+
 PROGRAMS = [
     Program('hello-world-message', 2, 'Hello World (message tokenizer)',
             lambda: hello_world.build_hello_world_transformer()[0], 72, None,
@@ -222,6 +231,18 @@ PROGRAMS = [
     Program('selective-123-T64', 10, 'Selective induction, Pre-LN, lags {1,2,3}, T = 64',
             lambda: selective.book_params(_P3, [1, 2, 3], 64), examples=_selective_examples,
             note="D'Angelo et al. give no parameter count; a predictor, checked in Chapter 10"),
+]
+PROGRAMS += [
+    Program('compact-addition-3', 12, 'Decimal addition, 3 digits, 39 n + 1182 (record)',
+            lambda: addition.build_compact_addition_transformer(3),
+            examples=_compact_addition_examples(3),
+            note='carries found by attention: 4 layers, size linear in the digits',
+            facts={'book': 'addition-3'}),
+    Program('compact-addition-40', 12, 'Decimal addition, 40 digits (record)',
+            lambda: addition.build_compact_addition_transformer(40),
+            examples=_compact_addition_examples(40),
+            note="the book's adder would need about 3.7e43 parameters at 40 digits",
+            facts={'book_total': addition.book_addition_size(40)}),
 ]
 
 CATALOGUE = {p.key: p for p in PROGRAMS}

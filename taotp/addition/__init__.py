@@ -27,6 +27,11 @@ from .figures import (draw_adder_heads, draw_additive_tables, draw_build_mlp, dr
                       draw_spike)
 from .attention_only import (build_attention_only_mod_transformer, four_prompt_cycle, head_pairs,
                              reading_by_position, unscaled_logits)
+from .compact import (COMPACT_ADDITION_HOW, COMPACT_ADDITION_VERIFIED, book_addition_size,
+                      build_compact_addition_transformer, carry_chain_pairs, carry_plan,
+                      compact_addition_internals, compact_addition_record, compact_addition_size,
+                      compact_addition_table, long_addition_errors, long_addition_prompts,
+                      random_pairs)
 
 
 __all__ = ['PLUS', 'EQUALS', 'SYMBOLS', 'HARDEN', 'OUT_SCALE', 'VALUE_SCALE',
@@ -39,3 +44,8 @@ __all__ = ['PLUS', 'EQUALS', 'SYMBOLS', 'HARDEN', 'OUT_SCALE', 'VALUE_SCALE',
            'draw_adder_heads']
 __all__ += ['build_attention_only_mod_transformer', 'head_pairs',   # puzzle 6.12 (Records)
             'reading_by_position', 'unscaled_logits', 'four_prompt_cycle']
+__all__ += ['build_compact_addition_transformer', 'compact_addition_size',   # linear-size record
+            'book_addition_size', 'compact_addition_table', 'compact_addition_record',
+            'compact_addition_internals', 'carry_plan', 'carry_chain_pairs', 'random_pairs',
+            'long_addition_prompts', 'long_addition_errors', 'COMPACT_ADDITION_HOW',
+            'COMPACT_ADDITION_VERIFIED']
