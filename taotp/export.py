@@ -138,13 +138,13 @@ def to_hooked_transformer(params, norm='layer', post_ln=False, positions=None):
     ``positions`` describe how the program is meant to run: anything but the
     book's PreLN layer norm with positions 0..n-1 raises ``ExportError``.
     """
-    why = exportable(params, norm, post_ln, positions)
-    if why:
-        raise ExportError(f'to_hooked_transformer: this program cannot be exported: {why}')
     try:
         validate_params(params)
     except ParamsError as exc:
         raise ExportError(f'to_hooked_transformer: not a valid program: {exc}') from None
+    why = exportable(params, norm, post_ln, positions)
+    if why:
+        raise ExportError(f'to_hooked_transformer: this program cannot be exported: {why}')
     torch, tl = _torch()
     BookLayerNorm, BookPattern = _classes()
     c = config(params)

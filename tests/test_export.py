@@ -34,9 +34,10 @@ def _exportable():
     from taotp.export import exportable
     out = []
     for prog in PROGRAMS:
-        examples = prog.examples()
-        positions = any(len(e) > 2 and e[2].get('positions') is not None for e in examples)
-        if exportable(prog.build(), positions=positions or None) is None:
+        options = [e[2] for e in prog.examples() if len(e) > 2]
+        variant = {k: o[k] for o in options for k in ('norm', 'post_ln') if k in o}
+        positions = any(o.get('positions') is not None for o in options) or None
+        if exportable(prog.build(), positions=positions, **variant) is None:
             out.append(prog.key)
     return out
 
@@ -201,6 +202,9 @@ def test_multi_level_positions_cannot_be_exported():
         to_hooked_transformer(params)
     with pytest.raises(ExportError, match=r'not a valid program'):
         to_hooked_transformer({'tok_emb': np.zeros((2, 2)), 'pos_emb': np.zeros((2, 2))})
+    with pytest.raises(ExportError, match=r'not a valid program: validate_params: expected a '
+                                          r'params dict'):
+        to_hooked_transformer(None)
 
 
 def test_export_is_a_lazy_name_and_loads_no_torch():
