@@ -146,6 +146,11 @@ def _selective_examples():
     return out
 
 
+def _universal_lookup(n_entries):
+    ks, vs = _lookup_table(n_entries)
+    return lookup.build_universal_lookup_transformer(ks, vs, vocab_size=10, block_size=5)
+
+
 def _compact_addition_examples(n_digits):
     """Carry chains: 0 + 0, 9..9 + 9..9, 9..9 + 1, 1 + 9..9 and chains ended at the last column."""
     def examples():
@@ -153,6 +158,12 @@ def _compact_addition_examples(n_digits):
         prompts, answers = addition.long_addition_prompts(n_digits, pairs[:4] + pairs[-6:])
         return [(p.tolist(), a.tolist()) for p, a in zip(prompts, answers)]
     return examples
+
+
+def _large_sort_examples():
+    top = 65_535
+    return [([6, 2, 12, 18, 7, 0], [2, 6, 7, 12, 18]),
+            ([top, 1, 40_000, 39_999, 2, 0], [1, 2, 39_999, 40_000, top])]
 
 
 PROGRAMS = [
@@ -231,6 +242,31 @@ PROGRAMS = [
     Program('selective-123-T64', 10, 'Selective induction, Pre-LN, lags {1,2,3}, T = 64',
             lambda: selective.book_params(_P3, [1, 2, 3], 64), examples=_selective_examples,
             note="D'Angelo et al. give no parameter count; a predictor, checked in Chapter 10"),
+]
+
+# The Records chapter (12): programs that beat a construction of the preprint.  They have no
+# source count of their own; facts['book'] names the catalogue row they are measured against.
+PROGRAMS += [
+    Program('sort-65536', 12, 'Sort, V = 65,536, one layer (record)',
+            lambda: sort.build_large_vocab_sort_transformer(65_536, 128),
+            examples=_large_sort_examples, note="the book's Sort is exact up to 28 numbers",
+            facts={'book': 'sort-28'}),
+    Program('sort-28-compact', 12, 'Sort, n = 28, d_model 3 (record)',
+            lambda: sort.build_large_vocab_sort_transformer(28, 100), examples=_sort_examples,
+            facts={'book': 'sort-28'}),
+    Program('lookup-universal-10', 12, 'Lookup Table, every table, 10 entries (record)',
+            lambda: _universal_lookup(10), examples=_lookup_examples(10),
+            facts={'book': 'lookup-10'}),
+    Program('lookup-universal-100', 12, 'Lookup Table, every table, 100 entries (record)',
+            lambda: _universal_lookup(100), examples=_lookup_examples(100),
+            facts={'book': 'lookup-100'}),
+    Program('lookup-universal-1000', 12, 'Lookup Table, every table, 1,000 entries (record)',
+            lambda: _universal_lookup(1000), examples=_lookup_examples(1000),
+            facts={'book': 'lookup-1000-untrained'}),
+    Program('mod-1-digit-attention', 12, 'Addition mod 10, one digit, attention only (6.12)',
+            addition.build_attention_only_mod_transformer, examples=_single_digit_examples,
+            note='answers puzzle 6.12: no MLP, 5 heads whose reading depends on the digit',
+            facts={'book': 'mod-1-digit'}),
 ]
 PROGRAMS += [
     Program('compact-addition-3', 12, 'Decimal addition, 3 digits, 39 n + 1182 (record)',

@@ -268,7 +268,7 @@ def build_compact_sort_transformer(vocab_size=28, block_size=100, ratio=COMPACT_
     B = E.T @ np.diag([1.0, ratio ** push]) @ E
     B = B - B[:, :1] - B[:1, :] + B[0, 0]
     B[np.abs(B) < 1e-15] = 0.0
-    layer = base_layer(n_heads=1, d_model=3, d_ff=0, d_head=3)
+    layer = base_layer(n_heads=1, d_model=3, d_head=3, d_ff=0)
     layer['Q'][0] = B * harden
     layer['K'][0] = np.eye(3)
     layer['V'][0] = np.eye(3) * out_scale

@@ -1,0 +1,138 @@
+# ---
+# jupyter:
+#   jupytext:
+#     formats: ipynb,py:percent
+#     notebook_metadata_filter: -jupytext.text_representation.jupytext_version
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#       format_version: '1.3'
+#   kernelspec:
+#     display_name: Python 3
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # Puzzles for Chapter 12: Records
+#
+# [![Open in Colab](https://colab.research.google.com/assets/colab-badge.svg)](https://colab.research.google.com/github/taotp/taotp-book/blob/main/exercises/12_records.ipynb)
+#
+# One puzzle per row of the chapter's table: build a program for the same task that is *no
+# larger* than the record. Each checker copies your arrays, measures the size that counts
+# for that row (all parameters, or the non-zero ones, with the book's census: layer norms
+# not counted, an untied `out_emb` counted), refuses a program larger than the record
+# before running anything, and then runs it with the package's own forward pass on the
+# inputs the record is verified on, plus inputs drawn with a seed taken from your program.
+# A correct program no larger than the record passes, and the line says whether it ties
+# the record or beats it, and by how much.
+#
+# Two rules hold for every puzzle: the architecture is the book's, unmodified, and every
+# layer norm stays at $\gamma = 1$, $\beta = 0$ (they are not counted, so weights hidden
+# there would dodge the count). Run `progress(12)` at the end for a summary.
+
+# %%
+# On Colab, install the book's package first; anywhere else this does nothing.
+import os, subprocess, sys
+if 'google.colab' in sys.modules:
+    subprocess.run([sys.executable, '-m', 'pip', 'install', '-q', os.environ.get(
+        'TAOTP_INSTALL', 'taotp @ git+https://github.com/taotp/taotp-book')], check=True)
+import numpy as np
+import taotp
+from taotp.exercises import check, progress
+
+
+# %% [markdown]
+# ## Puzzle 12.1 · Beat the compact decimal adder (budget: the record's parameters)
+#
+# Add two 3-digit numbers in the book's format: the prompt is `[a digits, 10, b digits,
+# 11]`, most significant digit first and zero padded, and greedy decoding prints the four
+# digits of the sum. The record is `taotp.build_compact_addition_transformer(3)`; your
+# program may have at most as many parameters in all. The checker tries every pair of
+# numbers whose digits are 0, 1, 8 or 9 (every way a carry is born, passed on and
+# stopped), x + (999 - x), x + (1000 - x), x + 999 and 999 + x for every x, and 4,000
+# seeded pairs.
+
+# %%
+def build_adder():
+    return None  # your code here: a params dict (vocab_size >= 12, block_size >= 11)
+
+check('12.1', build_adder())
+
+
+# %% [markdown]
+# ## Puzzle 12.2 · Beat the Sort record at V = 65,536 (budget: 1 layer, the record's parameters)
+#
+# Sort distinct numbers from 1 to 65,535 followed by the terminator 0, as in Chapter 5,
+# with one layer (any number of heads, MLP allowed) and at most as many parameters as
+# `taotp.build_large_vocab_sort_transformer(65_536, 128)`. Use a block size of at least
+# 128: the checker sorts up to 64 numbers, among them both ends of the range, runs of
+# neighbours placed where the record finds its decisions hardest, and powers of two.
+#
+# *Hint:* nearly all of the record's parameters are its token table.
+
+# %%
+def build_big_sort():
+    return None  # your code here: a params dict with vocab_size >= 65,536
+
+check('12.2', build_big_sort())
+
+
+# %% [markdown]
+# ## Puzzle 12.3 · Beat the Sort record at n = 28 (budget: the record's non-zero parameters)
+#
+# Sort distinct numbers from 1 to 27 followed by 0, with at most as many non-zero
+# parameters as `taotp.build_large_vocab_sort_transformer(28, 54)` (the book's own needs
+# 184). Any shape is allowed; use a block size of at least 54. The checker sorts every
+# number alone, every ordered pair, all 27 numbers in six orders and 400 seeded sets.
+
+# %%
+def build_small_sort():
+    return None  # your code here: a params dict with vocab_size >= 28
+
+check('12.3', build_small_sort())
+
+
+# %% [markdown]
+# ## Puzzle 12.4 · Beat the universal Lookup Table (budget: the record's parameters at 1,000 entries)
+#
+# Write a *builder* `build(ks, vs, vocab_size, block_size) -> params` with the prompt and
+# answer convention of Chapter 3 (a prompt ending in a key is answered with the key's
+# value, whatever comes before the key) that is right for **every** table, and whose
+# program for Chapter 3's 1,000-entry table (keys of 5 tokens over a vocabulary of 10,
+# `taotp.lookup.random_lookup_table(1000, 5, 10, rng=0)`, block size 5) has at most as many
+# parameters as the record's. The checker also builds programs, at block size 16, for XOR,
+# for keys of 12 tokens that differ only in the first (or only in the last) token, and for
+# a random table, and asks every key behind random prefixes and behind prefixes made of
+# other keys.
+
+# %%
+def build_lookup(ks, vs, vocab_size, block_size):
+    return None  # your code here
+
+check('12.4', build_lookup)
+
+
+# %% [markdown]
+# ## Puzzle 12.5 · Beat the attention-only adder of puzzle 6.12 (budget: 1 layer, no MLP, the record's non-zero parameters)
+#
+# Answer `[i, j]` with `(i + j) % 10` for all 100 pairs of digits, at the last position,
+# with one layer whose MLP is off (`M1`, `b1`, `M2` all zero; `b2` may stay), and at most as
+# many non-zero parameters as `taotp.build_attention_only_mod_transformer()`.
+
+# %%
+def build_attention_adder():
+    return None  # your code here: a params dict with vocab_size >= 10, block_size >= 2
+
+check('12.5', build_attention_adder())
+
+
+# %% [markdown]
+# ## Your progress
+#
+# Every verdict above is remembered between sessions (a small file in your data folder),
+# so this table also shows what you solved earlier. On the command line:
+# `python -m taotp progress 12`.
+
+# %% tags=["nbval-ignore-output"]
+progress(12)

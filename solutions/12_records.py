@@ -1,0 +1,92 @@
+# ---
+# jupyter:
+#   jupytext:
+#     formats: ipynb,py:percent
+#     notebook_metadata_filter: -jupytext.text_representation.jupytext_version
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#       format_version: '1.3'
+#   kernelspec:
+#     display_name: Python 3
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # Solutions for Chapter 12: Records
+#
+# [![Open in Colab](https://colab.research.google.com/assets/colab-badge.svg)](https://colab.research.google.com/github/taotp/taotp-book/blob/main/solutions/12_records.ipynb)
+#
+# The reference answer of every "beat a record" puzzle is the record itself, so each check
+# below ends in a tie. Beating one is open: if you do, the checker says by how much.
+
+# %%
+# On Colab, install the book's package first; anywhere else this does nothing.
+import os, subprocess, sys
+if 'google.colab' in sys.modules:
+    subprocess.run([sys.executable, '-m', 'pip', 'install', '-q', os.environ.get(
+        'TAOTP_INSTALL', 'taotp @ git+https://github.com/taotp/taotp-book')], check=True)
+import numpy as np
+import taotp
+from taotp.exercises import check, keep_progress
+keep_progress(False)   # running the reference solutions does not solve your puzzles
+
+
+# %% [markdown]
+# ## Puzzle 12.1 · Beat the compact decimal adder (budget: the record's parameters)
+#
+# The record: four layers that compute the carries instead of looking the sum up, with a
+# size that grows only through the position table.
+
+# %%
+adder = taotp.build_compact_addition_transformer(3)
+result = check('12.1', adder)
+assert result
+
+# %% [markdown]
+# ## Puzzle 12.2 · Beat the Sort record at V = 65,536 (budget: 1 layer, the record's parameters)
+#
+# The record: balanced binary codes in lexicographic order and one head per code position.
+# Almost all of its parameters are the token table (65,536 rows of 24 numbers), so a
+# smaller record needs a shorter code per token, and then more than one bit per
+# dimension.
+
+# %%
+sorter = taotp.build_large_vocab_sort_transformer(65_536, 128)
+result = check('12.2', sorter)
+assert result
+
+# %% [markdown]
+# ## Puzzle 12.3 · Beat the Sort record at n = 28 (budget: the record's non-zero parameters)
+#
+# The record: three dimensions, one projective map as the query. Its 97 non-zeros are 84
+# in the token table (28 points of the circle, none of them on an axis) and 13 in the
+# layer.
+
+# %%
+small = taotp.build_large_vocab_sort_transformer(28, 54)
+print(taotp.count_non0_params(small))
+result = check('12.3', small)
+assert result
+
+# %% [markdown]
+# ## Puzzle 12.4 · Beat the universal Lookup Table (budget: the record's parameters at 1,000 entries)
+#
+# The record's builder itself: it hashes a key to one number and lets the MLP interpolate.
+
+# %%
+result = check('12.4', taotp.build_universal_lookup_transformer)
+assert result
+
+# %% [markdown]
+# ## Puzzle 12.5 · Beat the attention-only adder of puzzle 6.12 (budget: 1 layer, no MLP, the record's non-zero parameters)
+#
+# The record: five heads, one pair of heads per digit. Four heads can do it too (a linear
+# program finds the tables; Chapter 12 says why three cannot when a head's choice depends
+# on the second digit alone), so the record is there to be beaten.
+
+# %%
+mod = taotp.build_attention_only_mod_transformer()
+result = check('12.5', mod)
+assert result
