@@ -100,11 +100,11 @@ check('12.3', build_small_sort())
 # answer convention of Chapter 3 (a prompt ending in a key is answered with the key's
 # value, whatever comes before the key) that is right for **every** table, and whose
 # program for Chapter 3's 1,000-entry table (keys of 5 tokens over a vocabulary of 10,
-# `taotp.lookup.random_lookup_table(1000, 5, 10, rng=0)`, block size 5) has at most as many
-# parameters as the record's. The checker also builds programs, at block size 16, for XOR,
-# for keys of 12 tokens that differ only in the first (or only in the last) token, and for
-# a random table, and asks every key behind random prefixes and behind prefixes made of
-# other keys.
+# `taotp.lookup.random_lookup_table(1000, 5, 10, rng=0)`) at block size 16 has at most as
+# many parameters as the record's at the same size. Every key is asked alone, behind random
+# prefixes and behind prefixes made of other keys; the checker also builds programs, at
+# block size 16, for XOR, for keys of 12 tokens that differ only in the first (or only in
+# the last) token, and for a random table, and asks their keys the same way.
 
 # %%
 def build_lookup(ks, vs, vocab_size, block_size):
