@@ -14,8 +14,8 @@ architecture, and accept the same variant switches (``norm``, ``post_ln``):
 """
 import numpy as np
 
-from .model import DistinctRows, forward, norm_function, softmax
-from .params import ParamsError, block_size, check_tokens, validate_params
+from .model import DistinctRows, forward, multi_level, norm_function, softmax
+from .params import ParamsError, as_arrays, block_size, check_tokens, validate_params
 
 FLOAT_BUDGET = 1 << 23   # numbers in the largest intermediate array of one chunk (64 MB)
 
@@ -40,8 +40,8 @@ def transformer(tokens, tok_emb, pos_emb, out_emb, layers, lnf, positions=None,
     ``taotp.model.embed``.  ``norm`` and ``post_ln`` select a variant
     (``'rms'``/``'none'``, PostLN); the book's programs use the defaults.
     """
-    params = validate_params(dict(tok_emb=tok_emb, pos_emb=pos_emb, out_emb=out_emb,
-                                  layers=layers, lnf=lnf))
+    params = as_arrays(validate_params(dict(tok_emb=tok_emb, pos_emb=pos_emb, out_emb=out_emb,
+                                            layers=layers, lnf=lnf)))
     variant = _variant(norm, post_ln, 'transformer')
     tokens = check_tokens(tokens, params, window=positions is not None)
     positions = check_positions(positions, params, tokens.shape[-1])
@@ -55,7 +55,7 @@ def transformer_variant(tokens, params, norm='layer', post_ln=False, positions=N
 
 def transformer_batch(tokens, params, positions=None, norm='layer', post_ln=False):
     """Logits for a batch of equal-length sequences: (batch, n) -> (batch, n, vocab)."""
-    validate_params(params)
+    params = as_arrays(validate_params(params))
     variant = _variant(norm, post_ln, 'transformer_batch')
     tokens = check_tokens(tokens, params)
     if tokens.ndim != 2:
@@ -73,7 +73,7 @@ def check_positions(positions, params, n):
     """
     if positions is None:
         return None
-    multi = isinstance(params['pos_emb'], (list, tuple))
+    multi = multi_level(params['pos_emb'])
     tables = list(params['pos_emb']) if multi else [params['pos_emb']]
     try:
         levels = [np.asarray(ids) for ids in positions] if multi else [np.asarray(positions)]
@@ -103,7 +103,7 @@ class KVCache:
     """
 
     def __init__(self, params, capacity, norm='layer', post_ln=False):
-        self.params = params
+        self.params = as_arrays(params)
         self.capacity = int(capacity)
         self.variant = _variant(norm, post_ln, 'KVCache')
         self.length = 0
@@ -176,7 +176,7 @@ def decode(tokens, params, max_steps=1000, eos=None, cache=True, window=False,
         ParamsError: malformed program, bad token ids, or a sequence longer than
             ``block_size`` without ``window=True``.
     """
-    validate_params(params)
+    params = as_arrays(validate_params(params))
     variant = _variant(norm, post_ln, 'decode')
     tokens = check_tokens(tokens, params, allow_batch=False,
                           window=window or positions is not None)
@@ -253,11 +253,12 @@ def _chunk_rows(params, n, chunk=None, n_logits=None):
 
 
 def _batch(tokens, params, where, window=False):
-    validate_params(params)
+    """(tokens as a (batch, n) int array, params with array weights), both checked."""
+    params = as_arrays(validate_params(params))
     tokens = check_tokens(tokens, params, window=window)
     if tokens.ndim != 2:
         raise ParamsError(f'{where}: tokens must have shape (batch, n); got {tokens.shape}')
-    return tokens
+    return tokens, params
 
 
 def decode_batch(tokens, params, n_steps, chunk=None, norm='layer', post_ln=False):
@@ -267,7 +268,7 @@ def decode_batch(tokens, params, n_steps, chunk=None, norm='layer', post_ln=Fals
     (default: sized to bound memory) with a KV cache; no eos handling (every
     row runs the same number of steps).
     """
-    tokens = _batch(tokens, params, 'decode_batch')
+    tokens, params = _batch(tokens, params, 'decode_batch')
     n = tokens.shape[1]
     if n + n_steps - 1 > block_size(params):
         raise ParamsError(f'decode_batch: {n} + {n_steps} steps need {n + n_steps - 1} '
@@ -293,7 +294,7 @@ def last_token_argmax(tokens, params, chunk=None, norm='layer', post_ln=False):
     (default: sized to bound memory), so a vocabulary of millions fits.
     Computes in the dtype of ``params`` (see ``taotp.params.as_dtype``).
     """
-    tokens = _batch(tokens, params, 'last_token_argmax')
+    tokens, params = _batch(tokens, params, 'last_token_argmax')
     variant = _variant(norm, post_ln, 'last_token_argmax')
     rows = _chunk_rows(params, tokens.shape[1], chunk, n_logits=1)
     out = [forward(tokens[i:i + rows], logits_at=-1, **variant, **params)[:, -1].argmax(-1)
@@ -324,7 +325,8 @@ def teacher_forced_argmax(sequences, params, start, positions=None, chunk=None,
             or not 1 <= start <= n - 1:
         raise ParamsError(f'teacher_forced_argmax: start (the prompt length) must be in '
                           f'1..{n - 1}; got {start!r}')
-    fed = _batch(seq[:, :-1], params, 'teacher_forced_argmax', window=positions is not None)
+    fed, params = _batch(seq[:, :-1], params, 'teacher_forced_argmax',
+                         window=positions is not None)
     variant = _variant(norm, post_ln, 'teacher_forced_argmax')
     positions = check_positions(positions, params, n - 1)
     rows = _chunk_rows(params, n - 1, chunk, n_logits=n - start)

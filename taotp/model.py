@@ -224,9 +224,17 @@ def transformer_layer(x, mask, Q, K, V, P, M1, b1, M2, b2, ln1, ln2, record=None
     return out
 
 
+def multi_level(pos_emb):
+    """True when ``pos_emb`` is several position tables (a list of 2-D tables).
+
+    A single table may also come as a nested list of rows; that is one table.
+    """
+    return isinstance(pos_emb, (list, tuple)) and (not pos_emb or np.ndim(pos_emb[0]) == 2)
+
+
 def position_tables(pos_emb):
     """``pos_emb`` as a list of tables: one for the book, one per level for coupled positions."""
-    return list(pos_emb) if isinstance(pos_emb, (list, tuple)) else [pos_emb]
+    return list(pos_emb) if multi_level(pos_emb) else [pos_emb]
 
 
 def position_ids(pos_emb, positions, n, start=0):
@@ -239,7 +247,7 @@ def position_ids(pos_emb, positions, n, start=0):
     tables = position_tables(pos_emb)
     if positions is None:
         return [np.arange(start, start + n)] * len(tables)
-    if isinstance(pos_emb, (list, tuple)):
+    if multi_level(pos_emb):
         return [np.asarray(ids) for ids in positions]
     return [np.asarray(positions)]
 

@@ -19,7 +19,7 @@ from numbers import Real
 
 import numpy as np
 
-from .model import position_tables
+from .model import multi_level, position_tables
 
 LAYER_KEYS = ('Q', 'K', 'V', 'P', 'M1', 'b1', 'M2', 'b2', 'ln1', 'ln2')
 TOP_KEYS = ('tok_emb', 'pos_emb', 'out_emb', 'layers', 'lnf')
@@ -199,7 +199,7 @@ def param_problems(params):
     out, p = _array_problem(('out_emb',), params['out_emb'], 2)
     problems += [x for x in (p, _shape_problem(('out_emb',), out, (vocab, d_model),
                                                'vocab_size, d_model')) if x]
-    multi = isinstance(params['pos_emb'], (list, tuple))
+    multi = multi_level(params['pos_emb'])
     tables = position_tables(params['pos_emb'])
     if not tables:
         problems.append(Problem("'pos_emb' is an empty list; expected at least one table",
@@ -271,6 +271,22 @@ def _layer_problems(path, layer, d_model):
     for key in ('ln1', 'ln2'):
         problems += _norm_problems(path + (key,), layer[key], d_model)
     return problems
+
+
+def as_arrays(params):
+    """The same program with every weight as an ndarray (lists converted; arrays not copied).
+
+    ``validate_params`` accepts list-valued weights; the forward pass needs arrays.
+    """
+    def arr(value):
+        return value if isinstance(value, np.ndarray) else np.asarray(value, dtype=np.float64)
+    out = dict(params)
+    out['tok_emb'], out['out_emb'] = arr(params['tok_emb']), arr(params['out_emb'])
+    out['pos_emb'] = [arr(t) for t in params['pos_emb']] if multi_level(params['pos_emb']) \
+        else arr(params['pos_emb'])
+    out['layers'] = [{k: v if k in ('ln1', 'ln2') else arr(v) for k, v in layer.items()}
+                     for layer in params['layers']]
+    return out
 
 
 def validate_params(params):

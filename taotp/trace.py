@@ -18,7 +18,7 @@ import numpy as np
 
 from .decoding import _variant, check_positions
 from .model import forward
-from .params import check_tokens, validate_params
+from .params import as_arrays, check_tokens, validate_params
 
 
 @dataclass
@@ -45,7 +45,7 @@ class Trace:
 
 def trace(tokens, params, positions=None, norm='layer', post_ln=False):
     """Run ``params`` on ``tokens`` ((n,), or a batch (..., n)) and record every intermediate."""
-    validate_params(params)
+    params = as_arrays(validate_params(params))
     variant = _variant(norm, post_ln, 'trace')
     tokens = check_tokens(tokens, params, window=positions is not None)
     positions = check_positions(positions, params, tokens.shape[-1])

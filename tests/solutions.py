@@ -35,7 +35,7 @@ def chapter_answers(chapter):
 
     exercises.registry()    # imports every taotp.exercises.chNN, as a real check() would
     namespace = {'__name__': f'solutions_{chapter:02d}'}
-    original, here = exercises.check, os.getcwd()
+    original, here, keeping = exercises.check, os.getcwd(), exercises._keep[0]
     exercises.check = record
     os.chdir(script.parent)
     try:
@@ -49,6 +49,7 @@ def chapter_answers(chapter):
                 exec(compile(cell.source, name, 'exec'), namespace)
     finally:
         exercises.check = original
+        exercises._keep[0] = keeping     # the notebooks switch progress off for themselves
         os.chdir(here)
     return answers
 

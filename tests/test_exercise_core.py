@@ -121,3 +121,48 @@ def test_budget_counts_list_valued_weights_and_names_the_limit(rng):
         guard.budget(params, heads=1)
     with pytest.raises(ValueError, match="unknown limits \\['width'\\]"):
         guard.budget(params, width=3)
+
+
+class Shifty(np.ndarray):
+    """An array whose items read differently from its memory (reads return 2x the data)."""
+
+    def __getitem__(self, index):
+        return 2 * np.asarray(self)[index]
+
+
+def test_frozen_reads_a_submission_once_into_plain_float64(rng):
+    params = taotp.random_params(rng, n_layers=1)
+    sneaky = {**params, 'tok_emb': params['tok_emb'].view(Shifty),
+              'layers': (dict(params['layers'][0], ln1={'gamma': np.float32(2), 'beta': 0},
+                              M1=params['layers'][0]['M1'].tolist()),)}
+    copy = guard.frozen(sneaky)
+    leaves = [copy['tok_emb'], copy['pos_emb'], copy['layers'][0]['M1'], copy['layers'][0]['Q']]
+    assert all(type(a) is np.ndarray and a.dtype == np.float64 for a in leaves)
+    np.testing.assert_array_equal(copy['tok_emb'], params['tok_emb'])
+    assert isinstance(copy['layers'], list) and copy['layers'][0]['ln1'] == {'gamma': 2.0, 'beta': 0.0}
+    copy['layers'][0]['Q'][0, 0, 0] = 99.0                    # a copy: the original is kept
+    assert params['layers'][0]['Q'][0, 0, 0] != 99.0
+    with pytest.raises(Finding, match="'tok_emb' must be a NumPy array; got str"):
+        guard.frozen({**params, 'tok_emb': 'text'})
+    tables = guard.frozen({**params, 'pos_emb': [np.zeros((3, 8)), np.zeros((4, 8))]})
+    assert [t.shape for t in tables['pos_emb']] == [(3, 8), (4, 8)]
+
+
+def test_submission_rng_depends_on_the_submission_only():
+    a, b = taotp.build_search_transformer(10, 20, 3), taotp.build_search_transformer(10, 20, 3)
+    draw = lambda p: guard.submission_rng(1, p).integers(0, 10 ** 9, 4).tolist()   # noqa: E731
+    assert draw(a) == draw(b)
+    b['pos_emb'][0, 0] += 1e-12
+    assert draw(a) != draw(b)
+    assert guard.submission_rng(2, a).integers(0, 10 ** 9) != guard.submission_rng(1, a).integers(0, 10 ** 9)
+
+
+def test_watching_names_the_first_forbidden_function_entered():
+    forbidden = {taotp.decode.__code__: 'taotp.decode'}
+    params = taotp.random_params(np.random.default_rng(0))
+    with guard.watching(forbidden) as seen:
+        taotp.transformer([1, 2], **params)
+    assert seen == []
+    with guard.watching(forbidden) as seen:
+        taotp.decode([1, 2], params, 2)
+    assert seen == ['taotp.decode']

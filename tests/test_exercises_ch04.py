@@ -298,26 +298,6 @@ def test_values_that_never_return_are_stopped_by_the_budget(puzzle, value):
 
 # ----------------------------------------------------------------------------- the checkers' inputs
 
-def test_frozen_reads_once_into_plain_float_arrays():
-    p = listed(10, 20, 3)
-    p['layers'][0]['ln1'] = {'gamma': 1, 'beta': np.zeros(12)}
-    copy = ch04.frozen(p)
-    leaves = [copy['tok_emb'], copy['pos_emb'], copy['out_emb'], copy['layers'][0]['Q'],
-              copy['layers'][0]['ln1']['beta']]
-    assert all(type(a) is np.ndarray and a.dtype == np.float64 for a in leaves)
-    assert isinstance(copy['layers'][0]['ln1']['gamma'], float)
-    p['layers'][0]['Q'][0][0][0] = 99.0                 # later changes change nothing
-    assert copy['layers'][0]['Q'][0, 0, 0] != 99.0
-
-
-def test_submission_rng_depends_on_the_submission_only():
-    a, b = taotp.build_search_transformer(10, 20, 3), taotp.build_search_transformer(10, 20, 3)
-    draw = lambda p: ch04.submission_rng(1, p).integers(0, 10 ** 9, 4).tolist()
-    assert draw(a) == draw(b)
-    b['pos_emb'][0, 0] += 1e-12
-    assert draw(a) != draw(b)
-
-
 def test_book_totals_come_from_the_catalogue():
     assert ch04.BOOK_TOTALS[(10, 100, 3)] == CATALOGUE['search-10'].source_total
     assert ch04.BOOK_TOTALS[(1000, 100, 10)] == CATALOGUE['search-1000'].source_total

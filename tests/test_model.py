@@ -220,3 +220,16 @@ def test_unknown_variants_are_named(rng):
         taotp.transformer_variant([1], params, norm='batch')
     with pytest.raises(taotp.ParamsError, match='post_ln must be True or False'):
         taotp.decode([1], params, 2, post_ln='yes')
+
+
+def test_list_valued_weights_run_like_arrays(rng):
+    """validate_params accepts lists (they are counted too); every path runs them."""
+    params = taotp.random_params(rng, n_layers=2)
+    listed = {**params, 'tok_emb': params['tok_emb'].tolist(), 'pos_emb': params['pos_emb'].tolist(),
+              'layers': [{k: (v.tolist() if isinstance(v, np.ndarray) else v) for k, v in layer.items()}
+                         for layer in params['layers']]}
+    tokens = [1, 2, 3, 4]
+    np.testing.assert_array_equal(taotp.transformer(tokens, **listed), taotp.transformer(tokens, **params))
+    np.testing.assert_array_equal(taotp.decode(tokens, listed, 3), taotp.decode(tokens, params, 3))
+    np.testing.assert_array_equal(taotp.trace(tokens, listed).logits, taotp.trace(tokens, params).logits)
+    assert taotp.count_params(listed) == taotp.count_params(params)

@@ -9,8 +9,8 @@ the work back to them is told so: ``_own_call`` watches which of the package's
 functions a submission enters (``sys.settrace``; helpers such as ``layer_norm``
 and ``softmax`` stay allowed).
 
-``frozen_program`` reads a submitted program once into plain float64 arrays; the
-checkers of Chapters 1-3 count, check and run that copy only.
+``guard.frozen`` reads a submitted program once into plain float64 arrays; the
+checkers count, check and run that copy only.
 """
 import copy
 import functools
@@ -34,59 +34,6 @@ ALPHA = 1e-6   # the chance that the sampling test of 1.6 fails a right answer, 
 
 
 # ----------------------------------------------------------------------------- shared helpers
-
-def _float_array(value):
-    """``value`` as a new plain float64 ndarray (read once), or unchanged if it is no array."""
-    if isinstance(value, (bool, np.bool_, str, bytes, dict)) or value is None:
-        return value
-    try:
-        return np.array(value, dtype=np.float64)
-    except Exception:      # ragged, text, complex, ...: left for guard.program to name
-        return value
-
-
-def _frozen_norm(ln):
-    if not isinstance(ln, dict):
-        return ln
-    out = {}
-    for key, value in dict(ln).items():
-        value = _float_array(value) if key in ('gamma', 'beta') else value
-        out[key] = float(value) if isinstance(value, np.ndarray) and value.ndim == 0 else value
-    return out
-
-
-def frozen_program(value):
-    """A submitted program read once into plain float64 ndarrays, dicts and lists.
-
-    Checkers count, check and run this copy, never the submission itself, so the
-    program that is counted is the program that runs: an array subclass or a list
-    whose ``__array__`` or ``__getitem__`` answers differently on each read, a
-    weight the submission changes afterwards, or a view of the checker's own
-    arrays make no difference.  A ``pos_emb`` given as a list of equal tables
-    becomes one 3-D array (refused by ``guard.program``: Chapters 1-3 use one
-    table).  Values that are not numbers stay as they are, for ``guard.program``
-    to name.
-    """
-    if not isinstance(value, dict):
-        return value
-    out = {}
-    for key, item in dict(value).items():
-        if key in ('tok_emb', 'out_emb'):
-            item = _float_array(item)
-        elif key == 'pos_emb':
-            frozen = _float_array(item)
-            if frozen is item and isinstance(item, (list, tuple)):   # tables of several sizes
-                frozen = [_float_array(table) for table in item]
-            item = frozen
-        elif key == 'lnf':
-            item = _frozen_norm(item)
-        elif key == 'layers' and isinstance(item, (list, tuple)):
-            item = [{k: _frozen_norm(v) if k in ('ln1', 'ln2') else _float_array(v)
-                     for k, v in dict(layer).items()} if isinstance(layer, dict) else layer
-                    for layer in list(item)]
-        out[key] = item
-    return out
-
 
 def _functions(module, skip=()):
     """Code object -> display name of every function and method defined in ``module``."""
@@ -131,24 +78,6 @@ def _einsum_code():
     return getattr(implementation, '__code__', None)
 
 
-@contextmanager
-def _watching(forbidden):
-    """Record the first function of ``forbidden`` (code -> name) entered in the body."""
-    seen = []
-    previous = sys.gettrace()
-
-    def tracer(frame, event, arg):
-        if not seen and frame.f_code in forbidden:
-            seen.append(forbidden[frame.f_code])
-        return previous(frame, event, arg) if previous is not None else None
-
-    sys.settrace(tracer)
-    try:
-        yield seen
-    finally:
-        sys.settrace(previous)
-
-
 HINTS = {
     '1.3': 'which is the package\'s own decoder: keep the keys and values yourself '
            '(taotp.layer_norm and taotp.softmax are fine to use)',
@@ -164,7 +93,7 @@ HINTS = {
 
 def _own_call(puzzle, fn, *args, what, on=None, **kwargs):
     """``guard.call`` that also refuses a submission handing the work to the package."""
-    with _watching(_forbidden(puzzle)) as seen:
+    with guard.watching(_forbidden(puzzle)) as seen:
         out = guard.call(fn, *args, what=what, on=on, **kwargs)
     if seen:
         raise Finding(f'{what} calls {seen[0]}, {HINTS[puzzle]}', on)
@@ -660,9 +589,8 @@ def check_1_8(scramble_transformer):
                               f'{type(out).__name__}'
                               + (f' of length {len(out)}' if isinstance(out, (tuple, list))
                                  else ''))
-            new = frozen_program(dict(zip(PIECES, out)))
-            guard.program(new, what=f'{where}: your scrambled pieces (in the order tok_emb, '
-                                    f'pos_emb, out_emb, layers, lnf)')
+            new = guard.frozen(dict(zip(PIECES, out)), what=f'{where}: your scrambled pieces (in '
+                               f'the order tok_emb, pos_emb, out_emb, layers, lnf)')
             problem = _diagnose(params, new, M, rng, where)
             if problem:
                 raise Finding(problem)

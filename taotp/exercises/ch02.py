@@ -4,7 +4,7 @@ Hello World answers may be a params dict (ids from
 ``taotp.hello_world.message_tokenizer(message)``) or a pair ``(params, tokenizer)``
 such as ``build_hello_world_transformer`` returns; a tokenizer must give every
 symbol of the message its own id.  A submitted program is read once into plain
-float64 arrays (``frozen_program``), and that copy is counted, checked and run
+float64 arrays (``guard.frozen``), and that copy is counted, checked and run
 on the one forward pass (``decode``, ``last_token_argmax``, ``forward``).
 """
 import numpy as np
@@ -14,7 +14,6 @@ from ..hello_world import HELLO_WORLD, detokenize, hello_world_targets, message_
 from ..model import forward, layer_norm, softmax
 from ..params import base_params, count_non0_params, count_params
 from . import guard
-from .ch01 import frozen_program
 from .registry import Puzzle, checker
 from .result import Finding, Passed
 
@@ -25,8 +24,8 @@ REPEATER_SIZES = (1, 2, 3, 4, 11, 40, 64, 100, 257, 1000)
 
 
 def program_of(answer, what='your params'):
-    """A submitted program read once (``frozen_program``) and validated; one pos_emb table."""
-    params = guard.program(frozen_program(answer), what)
+    """A submitted program read once (``guard.frozen``) and validated; one pos_emb table."""
+    params = guard.frozen(answer, what)
     if isinstance(params['pos_emb'], list):
         raise Finding(f'{what}: pos_emb must be one (block_size, d_model) table; got a list of '
                       f'{len(params["pos_emb"])} tables')

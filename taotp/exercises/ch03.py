@@ -6,7 +6,7 @@ one-layer hash construction can hold).  3.1 is a training experiment; the rest
 are reflection prompts answered in the solutions notebook.
 
 Submitted builders get copies of the table; the program they return is read once
-(``frozen_program``) and that copy is checked and run.  Keys are asked behind
+(``guard.frozen``) and that copy is checked and run.  Keys are asked behind
 prefixes of every length the block allows (random, and cut from other keys), so
 a program that only works at one place in the block fails.
 """
@@ -18,7 +18,6 @@ from ..decoding import last_token_argmax
 from ..lookup import build_untied_transformer, lookup_queries, random_lookup_table
 from ..trace import trace
 from . import guard
-from .ch01 import frozen_program
 from .registry import Puzzle, checker
 from .result import Finding, Passed
 
@@ -62,8 +61,7 @@ def _precision(params, ks, vs, queries, what, post_ln=False):
 
 
 def _built(build, args, name, vocab, block, what='your builder'):
-    params = frozen_program(guard.call(build, *args, what=what, on=name))
-    guard.program(params, what=f'{what} on {name}')
+    params = guard.frozen(guard.call(build, *args, what=what, on=name), what=f'{what} on {name}')
     if isinstance(params['pos_emb'], list):
         raise Finding(f'{what} on {name}: pos_emb must be one (block_size, d_model) table; got a '
                       f'list of {len(params["pos_emb"])} tables')

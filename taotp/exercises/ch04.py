@@ -36,65 +36,7 @@ from .result import Finding, Passed
 
 # ----------------------------------------------------------------------------- shared helpers
 
-def _f64(value):
-    return np.array(value, dtype=np.float64)       # a fresh base-class ndarray, never a view
-
-
-def _norm_copy(ln):
-    return {k: float(ln[k]) if np.ndim(ln[k]) == 0 else _f64(ln[k]) for k in list(ln)}
-
-
-def frozen(params, what='your params'):
-    """The submitted program read once into plain dicts, lists and float64 ndarrays.
-
-    Validates it first (a malformed program becomes a ``Finding`` naming the
-    field), then copies every weight, then validates the copy, which is what the
-    checker measures and runs: ndarray subclasses lose their methods, a dict
-    subclass is read once, lists become arrays, and changing the submission later
-    changes nothing.
-    """
-    guard.program(params, what)
-    try:
-        pos = params['pos_emb']
-        copy = {
-            'tok_emb': _f64(params['tok_emb']),
-            'pos_emb': [_f64(t) for t in pos] if isinstance(pos, (list, tuple)) else _f64(pos),
-            'out_emb': _f64(params['out_emb']),
-            'layers': [{k: _norm_copy(layer[k]) if k in ('ln1', 'ln2') else _f64(layer[k])
-                        for k in list(layer)} for layer in list(params['layers'])],
-            'lnf': _norm_copy(params['lnf']),
-        }
-    except Exception as exc:
-        raise Finding(f'{what} could not be read as plain arrays ({type(exc).__name__}: '
-                      f'{exc})') from None
-    return guard.program(copy, what)
-
-
-def _feed(digest, value):
-    if isinstance(value, dict):
-        for key in sorted(value):
-            digest.update(str(key).encode())
-            _feed(digest, value[key])
-    elif isinstance(value, (list, tuple)) and not all(np.isscalar(v) for v in value):
-        digest.update(b'[')
-        for item in value:
-            _feed(digest, item)
-        digest.update(b']')
-    else:
-        arr = np.asarray(value, dtype=np.float64)
-        digest.update(str(arr.shape).encode() + arr.tobytes())
-
-
-def submission_rng(base, *values):
-    """A Generator seeded by ``base`` and a hash of ``values`` (programs, prompts, numbers).
-
-    Deterministic for a given answer; an answer cannot be tailored to the inputs it
-    will be tried on, because they depend on the answer itself.
-    """
-    digest = hashlib.sha256()
-    for value in values:
-        _feed(digest, value)
-    return np.random.default_rng([base, int.from_bytes(digest.digest()[:8], 'little')])
+frozen, submission_rng = guard.frozen, guard.submission_rng   # (also used by Ch. 5, 6, 12)
 
 
 # ----------------------------------------------------------------------------- inputs

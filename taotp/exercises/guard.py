@@ -3,7 +3,9 @@
 Everything here raises ``Finding`` (never another exception) so a checker can
 turn any problem into a NOT YET message.
 """
+import hashlib
 import signal
+import sys
 import threading
 import time
 import traceback
@@ -11,6 +13,7 @@ from contextlib import contextmanager
 
 import numpy as np
 
+from ..model import multi_level
 from ..params import ParamsError, config, count_non0_params, count_params, param_problems
 from .result import Finding
 
@@ -213,3 +216,106 @@ def budget(submitted, what='your program', **limits):
             raise Finding(f'{what} is over the budget: {value:,} {name}; at most {bound:,} '
                           f'allowed')
     return measured
+
+
+# ----------------------------------------------------------------------------- reading a submission once
+
+def _f64(value):
+    """``value`` as a fresh plain float64 ndarray (read once), or unchanged if it is no array."""
+    if isinstance(value, (bool, np.bool_, str, bytes, dict)) or value is None:
+        return value
+    try:
+        return np.array(value, dtype=np.float64)    # a new base-class array, never a view
+    except Exception:      # ragged, text, complex, ...: left for the validation to name
+        return value
+
+
+def _norm_copy(ln):
+    if not isinstance(ln, dict):
+        return ln
+    out = {}
+    for key, value in dict(ln).items():
+        value = _f64(value) if key in ('gamma', 'beta') else value
+        out[key] = float(value) if isinstance(value, np.ndarray) and value.ndim == 0 else value
+    return out
+
+
+def frozen(params, what='your params'):
+    """The submitted program read once into plain dicts, lists and float64 ndarrays, validated.
+
+    Checkers count, check and run this copy, never the submission itself, so the
+    program that is counted is the program that runs: an array subclass or a list
+    whose reads answer differently each time, a dict subclass, a weight the
+    submission changes afterwards, or a view of the checker's own arrays make no
+    difference.  A malformed program becomes a ``Finding`` naming the field.
+    """
+    if params is None or not isinstance(params, dict):
+        return program(params, what)
+    try:
+        copy = {}
+        for key in list(params):          # each value read once, through the mapping's own reads
+            item = params[key]
+            if key == 'pos_emb':
+                item = [_f64(t) for t in item] if multi_level(item) else _f64(item)
+            elif key in ('lnf',):
+                item = _norm_copy(item)
+            elif key == 'layers' and isinstance(item, (list, tuple)):
+                item = [{k: _norm_copy(layer[k]) if k in ('ln1', 'ln2') else _f64(layer[k])
+                         for k in list(layer)} if isinstance(layer, dict) else layer
+                        for layer in list(item)]
+            else:
+                item = _f64(item)
+            copy[key] = item
+    except Exception as exc:
+        raise Finding(f'{what} could not be read as plain arrays ({type(exc).__name__}: '
+                      f'{exc})') from None
+    return program(copy, what)
+
+
+def _feed(digest, value):
+    if isinstance(value, dict):
+        for key in sorted(value):
+            digest.update(str(key).encode())
+            _feed(digest, value[key])
+    elif isinstance(value, (list, tuple)) and not all(np.isscalar(v) for v in value):
+        digest.update(b'[')
+        for item in value:
+            _feed(digest, item)
+        digest.update(b']')
+    else:
+        arr = np.asarray(value, dtype=np.float64)
+        digest.update(str(arr.shape).encode() + arr.tobytes())
+
+
+def submission_rng(base, *values):
+    """A Generator seeded by ``base`` and a hash of ``values`` (programs, prompts, numbers).
+
+    Deterministic for a given answer; an answer cannot be tailored to the inputs it
+    will be tried on, because they depend on the answer itself.
+    """
+    digest = hashlib.sha256()
+    for value in values:
+        _feed(digest, value)
+    return np.random.default_rng([base, int.from_bytes(digest.digest()[:8], 'little')])
+
+
+@contextmanager
+def watching(forbidden):
+    """Record the first function of ``forbidden`` (code object -> name) entered in the body.
+
+    Used to tell a submission that hands a puzzle's work back to the package's own
+    implementation (``sys.settrace``; slow, so only around the submission's calls).
+    """
+    seen = []
+    previous = sys.gettrace()
+
+    def tracer(frame, event, arg):
+        if not seen and frame.f_code in forbidden:
+            seen.append(forbidden[frame.f_code])
+        return previous(frame, event, arg) if previous is not None else None
+
+    sys.settrace(tracer)
+    try:
+        yield seen
+    finally:
+        sys.settrace(previous)
