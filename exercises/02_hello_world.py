@@ -73,20 +73,26 @@ sparse_hello = None   # a params dict (or (params, tokenizer)) printing Hello Wo
 check('2.2', (build_sparse_repeater, sparse_hello))
 
 # %% [markdown]
-# ## Puzzle 2.3 · Train it (training puzzle, no checker)
+# ## Puzzle 2.3 · Train it (no size limit: how small can it be?)
 #
 # Instead of setting the weights, learn them: train a transformer with gradient descent to
-# print "Hello World!". How small can it be and still learn? Below is a harness that trains
-# the tied 0-layer model with Adam (`ch02.train_hello_world`, analytic gradients through the
-# final layer norm); change `d_model`, the steps, the learning rate or the seed, or write
-# your own trainer. `ch02.trained_result` reports whether a program prints the message and
-# how many parameters it has; there is no pass/fail on size.
+# print "Hello World!" from `<bos>`, with the message tokenizer (11 symbols, 13 positions).
+# How small can it be and still learn? The check runs your params dict from `<bos>`, wants
+# "Hello World!" then `<eos>`, and reports its size; it judges the result, not how you got it.
+#
+# Two harnesses: `ch02.train_hello_world` trains the tied 0-layer model in NumPy (gradients
+# worked out by hand); `training.train_hello_world(d_model, n_layers, steps, lr, seed)` trains
+# the book's architecture at any size with PyTorch, an optional extra
+# (`pip install "taotp[train]"`; Colab has it).
 
 # %%
-trained, trained_tok, losses = ch02.train_hello_world(d_model=3, steps=1500, lr=0.05,
-                                                      rng=np.random.default_rng(0))
-print(f'loss {losses[0]:.3f} -> {losses[-1]:.3f}')
-print(ch02.trained_result((trained, trained_tok)))
+from taotp.exercises import training
+TRAIN = False   # True: train with PyTorch (the training extra); about a second
+trained = None  # your trained params here
+if TRAIN:
+    trained, history = training.train_hello_world(d_model=3, n_layers=0, steps=1000, lr=0.05)
+    print(history, '->', training.hello_world_output(trained))
+check('2.3', trained)
 
 # %% [markdown]
 # ## Puzzle 2.4 · No position embedding (budget: pos_emb all zero)

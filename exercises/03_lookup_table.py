@@ -20,8 +20,8 @@
 #
 # Checked puzzles end with `check("3.N", your_answer)`, which prints one line: `PASS` and what
 # exactly was verified, or `NOT YET` with the first input that went wrong. Unfinished answers
-# are fine; the checkers never crash. Puzzle 3.1 is a training experiment (a harness and a
-# result check, no verdict); the others without a checker are questions to think about, with
+# are fine; the checkers never crash. Puzzle 3.1 asks for a trained model (a harness and a
+# check of the result); the others without a checker are questions to think about, with
 # worked answers in `solutions/03_lookup_table.ipynb`.
 
 # %%
@@ -35,32 +35,32 @@ import taotp
 from taotp.exercises import check, progress
 
 # %% [markdown]
-# ## Puzzle 3.1 · Learn the table instead of building it (training; no checker)
+# ## Puzzle 3.1 · Learn the table instead of building it (held-out accuracy >= 99 %)
 #
-# Train a transformer with an ordinary optimiser (any framework you like) so that it answers
-# the lookup queries of a fixed table, without setting any weight by hand. What data do you
-# train on, and how do you convince yourself that no prefix, however unlucky, makes it fail?
+# Train a transformer with an ordinary optimiser so that it answers the lookup queries of a
+# fixed table, without setting any weight by hand: 100 keys of 5 tokens over a vocabulary of
+# 50 (`training.lookup_table()`, the same table every time), each key behind a prefix of up to
+# 10 tokens (block size 15). What data do you train on, and how do you convince yourself that
+# no prefix, however unlucky, makes it fail?
 #
-# The harness below builds a seeded table, queries with random prefixes and queries whose
-# prefixes are cut from other keys (a nastier case: the prefix looks like table entries). Put
-# your trained weights into a params dict (`taotp.base_params` gives the format) and run the
-# result check.
+# The check asks for every key behind prefixes of every length 0-10 that it draws itself (1,100
+# queries of random tokens and 1,100 cut from other keys) and wants 99 % right in both; it also
+# runs a short search for bad prefixes and reports what it found (not part of the verdict).
+# `training.lookup_batch` is a data generator (keys planted in streams of random tokens and
+# other keys, the value as target where a key ends); `training.train_lookup` trains on it with
+# PyTorch, an optional extra (`pip install "taotp[train]"`; Colab has it).
 
 # %%
-rng = np.random.default_rng(31)
-ks, vs = taotp.lookup.random_lookup_table(100, 5, 50, rng)          # 100 keys of 5 tokens, vocab 50
-train_x = taotp.lookup.lookup_queries(ks, 10, 50, rng)               # one random prefix per key
-print('a training input:', train_x[0].tolist(), '-> target', vs[0])
-
-trained_params = None   # your trained program here (vocab 50, block size >= 15)
-
-if trained_params is None:
-    print('no trained program yet')
-else:
-    for mode in ('random', 'keys'):
-        right = taotp.lookup.lookup_precision(trained_params, ks, vs, 10, np.random.default_rng(1),
-                                       mode=mode)
-        print(f'prefixes: {mode:>6}: {right:.1%} right')
+from taotp.exercises import training
+ks, vs = training.lookup_table()
+x, y = training.lookup_batch(np.random.default_rng(0), batch=1)
+print('a training row:', x[0].tolist())
+print('its targets:   ', y[0].tolist())
+TRAIN = False   # True: train with PyTorch (the training extra); a minute or two
+trained = None  # your trained params here (vocabulary 50, block size >= 15)
+if TRAIN:
+    trained, history = training.train_lookup(d_model=32, n_heads=4, d_ff=128, steps=3000)
+check('3.1', trained)
 
 
 # %% [markdown]

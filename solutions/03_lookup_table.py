@@ -34,21 +34,52 @@ from taotp.exercises import check, keep_progress
 keep_progress(False)   # running the reference solutions does not solve your puzzles
 
 # %% [markdown]
-# ## Puzzle 3.1 · Learn the table instead of building it (training; no checker)
+# ## Puzzle 3.1 · Learn the table instead of building it (held-out accuracy >= 99 %)
 #
-# **Data.** Each example is a prefix of random length and content followed by one key, with
-# the key's value as the target at the last position only. Random prefixes alone are not
-# enough: a model can get away with looking further back than $l$ tokens if the training
-# prefixes never punish it. So mix in prefixes cut from *other* keys (the model must not
-# answer for the key that ends one position early) and place each key at every offset of the
-# block, so every relative position is trained.
+# **Data.** A training row (`training.lookup_batch`) is 15 tokens: keys planted at random
+# places in a stream of random tokens, each key's value as the target where that key ends, no
+# target elsewhere. Keys then end at every position of the block, so every relative offset is
+# trained, and they often follow another key or a piece of one: the adversarial prefix, where
+# the model must not answer for the key that ends one position early.
 #
-# **Guarantee.** Sampling prefixes can only find failures, never prove there are none. What does
-# give a guarantee is a property of the weights: if the last position's attention puts
-# (numerically) zero weight on everything older than $l - 1$ positions back, the prefix
-# cannot change the answer, and checking each key once is a proof. For a trained model this is
-# rarely exactly true, which is the point of building the program by hand. Here is the
-# harness's result check run on the hand-built program, together with that certificate:
+# **Training.** The reference run (`training.reference_run('3.1')`, PyTorch) trains one layer
+# with four heads, $d_{model} = 32$ and an MLP of 128 for 3,000 steps of 64 rows with Adam. The
+# program and its numbers are stored with the package, so this notebook runs without PyTorch
+# (`training.regenerate(['3.1'])` trains it again, with the comparison quoted below).
+
+# %%
+from taotp.exercises import training
+trained, facts = training.stored('3.1', with_facts=True)
+print('settings:', facts['settings'])
+print(f'{facts["parameters"]:,} parameters, trained in {facts["seconds"]:.0f} s with one thread')
+answer = trained
+result = check('3.1', answer)
+assert result
+
+# %% [markdown]
+# **Guarantee.** Sampling prefixes can only find failures, never prove there are none, and
+# here it finds none in 2,200 queries. A search does better: `training.prefix_attack` starts
+# from a random prefix for every key and, one position at a time, puts there the token that
+# most lowers the margin of the right value. One pass already finds a prefix that makes the
+# trained model answer wrong:
+
+# %%
+attack = facts['attack']
+query = np.array(attack['query'])
+ks, vs = training.lookup_table()
+print('query:', query.tolist(), ' right value:', taotp.lookup.lookup_reference(query, ks, vs),
+      ' the trained model says:', taotp.last_token_argmax(query[None], trained)[0])
+naive = facts['sweep'][0]
+print(f'trained on random prefixes only (mix_keys=False): {naive["random"]:.1%} and '
+      f'{naive["keys"]:.1%} on the sampled queries, {naive["attack"]["wrong"]} keys broken by '
+      f'the search (the reference: {attack["wrong"]})')
+
+# %% [markdown]
+# Mixing keys into the training prefixes helps, but only a property of the weights gives a
+# guarantee: if the last position's attention puts (numerically) zero weight on everything
+# older than $l - 1$ positions back, the prefix cannot change the answer, and checking each key
+# once is a proof. The hand-built program of the chapter has that property; the trained model
+# puts a large share of its attention on prefix tokens:
 
 # %%
 rng = np.random.default_rng(31)
@@ -60,6 +91,7 @@ for mode in ('random', 'keys'):
 queries = taotp.lookup.lookup_queries(ks, 10, 50, np.random.default_rng(2))
 leak = taotp.trace(queries, built).attn[0][..., -1, :-5].max()    # every head, every query
 print('largest attention weight of the last position outside the last 5 tokens:', leak)
+print(f'the same for the trained model: {facts["leak"]:.2f}')
 
 
 # %% [markdown]

@@ -321,15 +321,17 @@ print(f'sinusoidal 64 x 128, eps = 1e-3: standard {taotp.padding_dimension(E64)}
 # **The experiment.** Two PostLN models with one layer (2 heads, $d_{model} = 16$, MLP of 64),
 # identical but for the fixed position table, learn to copy the token five places back on rows
 # of 32 tokens; the check then measures them on held-out rows of 64. The harness
-# `training.reference_run('7.11')` trains both in about half a minute on two CPU cores (it needs
-# the training extra); the programs it produced are stored with the package, so this notebook
+# `training.reference_run('7.11')` trains both in well under a minute on a CPU (it needs the
+# training extra); the programs it produced are stored with the package, so this notebook
 # runs without PyTorch. `training.regenerate(['7.11'])` trains them again, with the three-seed
 # comparison quoted below.
 
 # %%
 from taotp.exercises import training
 models, facts = training.stored('7.11', with_facts=True)
-print('settings:', facts['settings'], f'({facts["parameters"]:,} parameters each)')
+print('settings:', facts['settings'])
+print(f'{facts["parameters"]:,} parameters each; both trained in {facts["seconds"]:.0f} s with '
+      f'one thread')
 for encoding in ('og', 'rotation'):
     f = facts[encoding]
     print(f'{encoding:>9}: positions 5-31 {f["inside"]:.1%}, positions 32-63 {f["beyond"]:.1%}')

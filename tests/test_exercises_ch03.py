@@ -2,7 +2,7 @@
 
 | id | what is checked (solved means) | cheats tried (each a test below) |
 |---|---|---|
-| 3.1 | no checker (training; another issue) | - |
+| 3.1 | a trained (or any) program answers the seeded table behind 1,100 random and 1,100 key-cut prefixes drawn from a hash of the answer, >= 99 % each; a greedy prefix search is reported, not judged; checker in taotp.exercises.training, tested in test_training_puzzles.py | untrained weights; a program of the wrong vocabulary |
 | 3.3, 3.4, 3.5, 3.8, 3.9, 3.10 | no checker (proofs, experiments, questions; worked answers in the solutions notebook) | - |
 | 3.2 | `build(ks, vs, V, B, l)` on 5 seeded tables (keys of 1 to 6 tokens, vocabularies 30 to 100, one of 64): one layer (`guard.budget`), at least 99 % of the keys right behind random prefixes of every length 0 to 6 and behind prefixes cut from other keys, and concatenation: the directions in which two key positions move the last position's stream are orthogonal (largest cosine <= 0.1); no options | `threshold=0.0` with a 2 %-accurate builder (passed before, marked relaxed; now refused); the book's hash builder at tok_dims 100 (passed before: 100 % right, but a hash); random slots of 32 dimensions (the old reference; passed before, 91.7 % on a new table); a narrow untied hash; two layers; a half-built dict, NaN weights, the wrong vocabulary |
 | 3.6 | a builder with the book's arguments that keeps the book's token embeddings and hash layer (the same rng draws, 1 layer, 5 heads, d_model 33, no MLP: `guard.budget` and a comparison with the book's program for the same seed) and beats the book's out_emb by 2 points (mean of 3 seeds, 1,000 entries); no options | the book's builder at twice the token width (passed before); `gain=-1` (passed before, marked relaxed; now refused); the book's builder with a lucky seed of its own (passed before: +2.5 points without any idea); an MLP added (passed before); the book's own builder |
@@ -85,8 +85,7 @@ def test_catalogue():
     ids = [p.id for p in PUZZLES]
     assert ids == [f'3.{i}' for i in range(1, 12)]
     kinds = {p.id: p.kind for p in PUZZLES}
-    assert [i for i, k in kinds.items() if k == 'checked'] == ['3.2', '3.6', '3.7', '3.11']
-    assert kinds['3.1'] == 'train'
+    assert [i for i, k in kinds.items() if k == 'checked'] == ['3.1', '3.2', '3.6', '3.7', '3.11']
     assert all(registry()[i].kind == kinds[i] for i in ids)
 
 

@@ -16,6 +16,7 @@ from ..params import base_params, count_non0_params, count_params
 from . import guard
 from .registry import Puzzle, checker
 from .result import Finding, Passed
+from .training import check_2_3
 
 NO_REPEAT = 'Hel Word!'   # puzzle 2.4: the symbols H e l ␣ W o r d ! never repeat
 VOCAB, BLOCK = 11, 13     # Hello World with the message tokenizer: 11 symbols, 13 positions
@@ -357,7 +358,8 @@ PUZZLES = [
            'checked', check_2_1, budget='0 layers, 3 * vocab_size'),
     Puzzle('2.2', 'Sparse repeater (V non-zeros) and sparse Hello World (V + B non-zeros)',
            'checked', check_2_2, budget='V resp. V + B non-zeros'),
-    Puzzle('2.3', 'Train a transformer to print "Hello World!"; how small can it be?', 'train'),
+    Puzzle('2.3', 'Train a transformer to print "Hello World!"; how small can it be?', 'checked',
+           check_2_3, 'none (the size is reported)'),
     Puzzle('2.4', "Print 'Hel Word!' with an all-zero pos_emb", 'checked', check_2_4,
            budget='pos_emb = 0'),
     Puzzle('2.5', "Print 'Hello World!' with an all-zero pos_emb", 'checked', check_2_5,

@@ -20,6 +20,7 @@ from ..trace import trace
 from . import guard
 from .registry import Puzzle, checker
 from .result import Finding, Passed
+from .training import check_3_1
 
 
 def _tables(specs):
@@ -345,7 +346,7 @@ SMALLEST = 4    # 3 distinct keys are always separable (their one-hot codes are 
 
 PUZZLES = [
     Puzzle('3.1', 'Train a transformer end to end on lookup data; rule out adversarial prefixes',
-           'train'),
+           'checked', check_3_1, 'none (the size is reported)'),
     Puzzle('3.2', 'Untied Lookup Table by concatenating the key embeddings', 'checked',
            check_3_2, 'one layer'),
     Puzzle('3.3', 'Layer norm almost fixes a random point of the sqrt(d)-sphere', 'reflect'),

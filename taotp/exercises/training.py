@@ -226,35 +226,40 @@ def hello_world_output(params, message=hello_world.HELLO_WORLD):
     return ''.join(names.get(int(i), f'<{int(i)}>') for i in out[1:])
 
 
-def lookup_accuracy(params, seed=3100):
+def _rng(rng, seed):
+    return np.random.default_rng(seed) if rng is None else rng
+
+
+def lookup_accuracy(params, rng=None):
     """Held-out accuracy on the puzzle's table behind every prefix length 0..10.
 
     Returns ``{'random': share, 'keys': share, 'leak': w}``: prefixes of random
-    tokens, prefixes cut from other keys (seeded, ``seed + prefix length``), and
-    the largest attention weight the last position puts on a token before the
-    key (over the queries with 10-token prefixes; 0 would prove prefixes cannot
-    matter).
+    tokens, prefixes cut from other keys (drawn from ``rng``; the checker seeds
+    it from the submission), and the largest attention weight the last position
+    puts on a token before the key (over queries with 10-token prefixes; 0 would
+    prove that prefixes cannot matter).
     """
     from ..trace import trace
+    rng = _rng(rng, 3100)
     ks, vs = lookup_table()
     vocab = LOOKUP['vocab_size']
     out = {}
     for mode in ('random', 'keys'):
         right = 0
         for p in range(LOOKUP['prefix'] + 1):
-            queries = lookup.lookup_queries(ks, p, vocab, np.random.default_rng(seed + p), mode)
+            queries = lookup.lookup_queries(ks, p, vocab, rng, mode)
             right += int((last_token_argmax(queries, params) == vs).sum())
         out[mode] = right / (len(vs) * (LOOKUP['prefix'] + 1))
-    queries = lookup.lookup_queries(ks, LOOKUP['prefix'], vocab, np.random.default_rng(seed))
+    queries = lookup.lookup_queries(ks, LOOKUP['prefix'], vocab, rng)
     attn = trace(queries, params).attn
     out['leak'] = float(max(a[..., -1, :LOOKUP['prefix']].max() for a in attn)) if attn else 0.0
     return out
 
 
-def prefix_attack(params, sweeps=1, seed=0):
+def prefix_attack(params, sweeps=1, rng=None):
     """Search for 10-token prefixes that make the program answer a key of the table wrong.
 
-    Greedy coordinate search: start from a seeded random prefix per key, then, one
+    Greedy coordinate search: start from a random prefix per key (``rng``), then, one
     prefix position at a time, put there the token (of all 50) that most lowers
     the margin of the right value over the best other one; ``sweeps`` passes.
     Returns ``{'wrong': keys answered wrong, 'margin': smallest margin found,
@@ -264,7 +269,7 @@ def prefix_attack(params, sweeps=1, seed=0):
     from ..model import forward
     ks, vs = lookup_table()
     vocab, p = LOOKUP['vocab_size'], LOOKUP['prefix']
-    prefix = np.random.default_rng(seed).integers(0, vocab, size=(len(ks), p))
+    prefix = _rng(rng, 0).integers(0, vocab, size=(len(ks), p))
 
     def margins(queries, values):
         logits = forward(queries, **params, logits_at=-1)[:, -1]
@@ -286,12 +291,13 @@ def prefix_attack(params, sweeps=1, seed=0):
     return {'wrong': int(len(bad)), 'margin': float(final.min()), 'query': query}
 
 
-def sort_accuracy(params, per_length=20, n=SORT_N, seed=5800):
+def sort_accuracy(params, per_length=20, n=SORT_N, rng=None):
     """Share of held-out prompts (``per_length`` of every length 1..n-1) printed exactly sorted.
 
-    Returns ``(share, by_length)`` with ``by_length[k]`` the share at length k.
+    Returns ``(share, by_length)`` with ``by_length[k]`` the share at length k; the
+    prompts come from ``rng`` (the checker seeds it from the submission).
     """
-    rng = np.random.default_rng(seed)
+    rng = _rng(rng, 5800)
     by_length = {}
     for k in range(1, n):
         prompts = sort.random_sort_inputs(n, k, per_length, rng=rng)
@@ -300,13 +306,14 @@ def sort_accuracy(params, per_length=20, n=SORT_N, seed=5800):
     return float(np.mean(list(by_length.values()))), by_length
 
 
-def offset_accuracy(params, delta=5, rows=200, seed=7110):
+def offset_accuracy(params, delta=5, rows=200, rng=None):
     """Held-out accuracy of a PostLN model copying the token ``delta`` back, on rows of 64.
 
-    Returns ``{'inside': positions delta..31, 'beyond': positions 32..63, 'all': delta..63}``.
+    Returns ``{'inside': positions delta..31, 'beyond': positions 32..63, 'all': delta..63}``
+    over ``rows`` rows drawn from ``rng``.
     """
     from ..decoding import transformer_batch
-    tokens, targets = offset_batch(np.random.default_rng(seed), rows, delta)
+    tokens, targets = offset_batch(_rng(rng, 7110), rows, delta)
     right = transformer_batch(tokens, params, post_ln=True).argmax(-1) == targets
     half = OFFSET['block_size'] // 2
     return {'inside': float(right[:, delta:half].mean()), 'beyond': float(right[:, half:].mean()),
@@ -315,17 +322,42 @@ def offset_accuracy(params, delta=5, rows=200, seed=7110):
 
 # ----------------------------------------------------------------------------- checkers
 
+SEEDS = {'3.1': 31, '5.8': 58, '7.11': 711}   # the held-out inputs: these and a hash of the answer
+
+
+def measure(puzzle_id, answer):
+    """What the checker measures on an answer (a params dict; 7.11: the dict of both models).
+
+    The held-out inputs are drawn with ``guard.submission_rng``: a fixed seed and a
+    hash of the submitted weights, so they cannot be known before the weights are.
+    """
+    if puzzle_id == '2.3':
+        return {'printed': hello_world_output(answer)}
+    if puzzle_id == '7.11':
+        models = (answer['og'], answer['rotation'])
+        return {k: offset_accuracy(answer[k], rng=guard.submission_rng(SEEDS['7.11'], *models))
+                for k in ('og', 'rotation')}       # the same rows for both
+    rng = guard.submission_rng(SEEDS[puzzle_id], answer)
+    if puzzle_id == '3.1':
+        return {**lookup_accuracy(answer, rng), 'attack': prefix_attack(answer, rng=rng)}
+    share, by_length = sort_accuracy(answer, rng=rng)
+    return {'accuracy': share, 'by_length': by_length}
+
+
 @checker('2.3')
 def check_2_3(answer):
     """A trained (or any) program that prints "Hello World!" then <eos> from <bos>."""
-    if isinstance(answer, tuple) and len(answer) == 2 and isinstance(answer[1], dict):
-        answer = answer[0]          # (params, tokenizer): the message tokenizer is the task's
-    params = guard.program(answer)
     tokens, targets, tok = hello_world_task()
+    if isinstance(answer, tuple) and len(answer) == 2 and isinstance(answer[1], dict):
+        if dict(answer[1]) != tok:           # (params, tokenizer), as the builder returns
+            raise Finding(f'puzzle 2.3 uses the message tokenizer {tok}; got the tokenizer '
+                          f'{dict(answer[1])}')
+        answer = answer[0]
+    params = guard.frozen(answer)
     if np.shape(params['tok_emb'])[0] < len(tok):
         raise Finding(f'tok_emb has {np.shape(params["tok_emb"])[0]} rows; the message '
                       f'tokenizer needs {len(tok)} (message_tokenizer("Hello World!"))')
-    printed = guard.run_program(lambda: hello_world_output(params), on='<bos>')
+    printed = guard.run_program(lambda: measure('2.3', params)['printed'], on='<bos>')
     want = hello_world.HELLO_WORLD + '<eos>'
     if printed != want:
         raise Finding(f'<bos>: expected {want!r}, got {printed!r}', printed)
@@ -336,17 +368,17 @@ def check_2_3(answer):
 @checker('3.1')
 def check_3_1(answer):
     """Answers the puzzle's table (100 keys) behind held-out prefixes: >= 99 % in both modes."""
-    params = guard.program(answer)
+    params = guard.frozen(answer)
     vocab = np.shape(params['tok_emb'])[0]
     if vocab != LOOKUP['vocab_size']:
         raise Finding(f'tok_emb has {vocab} rows; the table uses a vocabulary of '
                       f'{LOOKUP["vocab_size"]}')
-    result = guard.run_program(lambda: lookup_accuracy(params))
+    result = guard.run_program(lambda: measure('3.1', params))
     for mode, what in (('random', 'random tokens'), ('keys', 'tokens cut from other keys')):
         if result[mode] < 0.99:
             raise Finding(f'keys behind prefixes of {what} (0-10 tokens, 1,100 held-out '
                           f'queries): expected >= 99 % right, got {result[mode]:.1%}')
-    attack = guard.run_program(lambda: prefix_attack(params))
+    attack = result['attack']
     return Passed(f'1,100 held-out queries per kind: {result["random"]:.1%} right behind random '
                   f'prefixes, {result["keys"]:.1%} behind prefixes cut from other keys; largest '
                   f'attention on a prefix token {result["leak"]:.2g}; a greedy search for bad '
@@ -357,19 +389,22 @@ def check_3_1(answer):
 @checker('5.8')
 def check_5_8(answer):
     """Sorts held-out prompts of every length 1..27 (20 each): >= 95 % exactly right."""
-    params = guard.program(answer)
+    params = guard.frozen(answer)
     vocab = np.shape(params['tok_emb'])[0]
     if vocab != SORT_N:
         raise Finding(f'tok_emb has {vocab} rows; the task uses 0 (separator) and 1..27, a '
                       f'vocabulary of {SORT_N}')
-    share, by_length = guard.run_program(lambda: sort_accuracy(params))
+    result = guard.run_program(lambda: measure('5.8', params))
+    share, by_length = result['accuracy'], result['by_length']
     worst = min(by_length, key=by_length.get)
     if share < 0.95:
         raise Finding(f'540 held-out prompts (20 of each length 1..27): expected >= 95 % sorted '
                       f'exactly, got {share:.1%} (worst at length {worst}: '
                       f'{by_length[worst]:.0%})', by_length)
+    worst = 'every length 100 %' if by_length[worst] == 1 else \
+        f'worst length {worst}: {by_length[worst]:.0%}'
     return Passed(f'{share:.1%} of 540 held-out prompts (20 of each length 1..27) sorted exactly '
-                  f'(worst length {worst}: {by_length[worst]:.0%}); {_counts(params)}')
+                  f'({worst}); {_counts(params)}')
 
 
 VERDICTS = ('og', 'rotation', 'tie')
@@ -399,7 +434,7 @@ def check_7_11(answer):
                       f"'og' | 'rotation' | 'tie'}}; got {type(answer).__name__}"
                       + (f' with keys {sorted(map(str, answer))}' if isinstance(answer, dict)
                          else ''))
-    models = {k: guard.program(answer[k], what=f'your {k!r} params') for k in ('og', 'rotation')}
+    models = {k: guard.frozen(answer[k], what=f'your {k!r} params') for k in ('og', 'rotation')}
     shapes = {k: config(p) for k, p in models.items()}
     for k, c in shapes.items():
         if (c['vocab_size'], c['block_size']) != (OFFSET['vocab_size'], OFFSET['block_size']):
@@ -417,7 +452,7 @@ def check_7_11(answer):
     problem = _rotation_problem(models['rotation']['pos_emb'])
     if problem:
         raise Finding(f"your 'rotation' pos_emb is not a rotation encoding: {problem}")
-    scores = {k: guard.run_program(lambda p=p: offset_accuracy(p)) for k, p in models.items()}
+    scores = guard.run_program(lambda: measure('7.11', models))
     best = max(s['inside'] for s in scores.values())
     if best < 0.9:
         raise Finding(f'positions 5-31 of 200 held-out rows: expected one model >= 90 % right '
@@ -456,6 +491,26 @@ SWEEPS = {'2.3': {'d_model': (2, 3, 4), 'seed': range(5)}, '3.1': {'mix_keys': (
           '7.11': {'seed': range(3)}}
 
 
+STORE_DTYPE = {'2.3': None, '3.1': 'float32', '5.8': 'float32', '7.11': 'float32'}
+
+
+def as_stored(params, dtype):
+    """``params`` rounded as ``save_params(..., dtype=dtype)`` stores them (float64 again).
+
+    Facts are measured on this form, so they hold for the stored program exactly
+    (a frozen float64 position table, e.g., loses its last digits in float32).
+    """
+    if dtype is None:
+        return params
+    import io
+
+    from ..train.store import load_params, save_params
+    buffer = io.BytesIO()
+    save_params(buffer, params, dtype=dtype)
+    buffer.seek(0)
+    return load_params(buffer)
+
+
 def _stored_path(puzzle_id, part=''):
     return DATA / f'trained_{puzzle_id.replace(".", "_")}{part}.npz'
 
@@ -479,19 +534,15 @@ def reference_run(puzzle_id, size='full', threads=1, progress=None):
         for encoding in ('og', 'rotation'):
             params, history = train_offset(encoding, threads=threads, progress=progress,
                                            **settings)
-            answer[encoding] = params
-            facts[encoding] = {**offset_accuracy(params), 'loss': float(history.losses[-1])}
+            answer[encoding] = as_stored(params, STORE_DTYPE[puzzle_id])
+            facts[f'{encoding}_loss'] = float(history.losses[-1])
+        facts.update(measure('7.11', answer))
     else:
         extra = {} if puzzle_id == '2.3' else {'threads': threads, 'progress': progress}
         answer, history = harness[puzzle_id](**settings, **extra)
+        answer = as_stored(answer, STORE_DTYPE[puzzle_id])
         facts = {'loss': float(history.losses[-1]), 'steps': history.steps}
-        if puzzle_id == '2.3':
-            facts['printed'] = hello_world_output(answer)
-        elif puzzle_id == '3.1':
-            facts.update(lookup_accuracy(answer), attack=prefix_attack(answer))
-        else:
-            facts['accuracy'], by_length = sort_accuracy(answer)
-            facts['worst_length'] = min(by_length, key=by_length.get)
+        facts.update(measure(puzzle_id, answer))
     facts.update(settings=settings, seconds=round(time.perf_counter() - start, 1),
                  parameters=count_params(answer['og'] if puzzle_id == '7.11' else answer)
                  ['n_params'])
@@ -512,14 +563,16 @@ def sweep(puzzle_id, threads=1):
     elif puzzle_id == '3.1':
         for mix in SWEEPS['3.1']['mix_keys']:
             params, _ = train_lookup(**REFERENCE['3.1'], mix_keys=mix, threads=threads)
-            rows.append({'mix_keys': mix, **lookup_accuracy(params),
-                         'attack': prefix_attack(params)})
+            params = as_stored(params, STORE_DTYPE['3.1'])
+            rows.append({'mix_keys': mix, **measure('3.1', params)})
     elif puzzle_id == '7.11':
         for seed in SWEEPS['7.11']['seed']:
-            for encoding in ('og', 'rotation'):
-                params, _ = train_offset(encoding, threads=threads,
-                                         **{**REFERENCE['7.11'], 'seed': seed})
-                rows.append({'encoding': encoding, 'seed': seed, **offset_accuracy(params)})
+            pair = {encoding: as_stored(train_offset(encoding, threads=threads,
+                                                     **{**REFERENCE['7.11'], 'seed': seed})[0],
+                                        STORE_DTYPE['7.11'])
+                    for encoding in ('og', 'rotation')}
+            scores = measure('7.11', pair)
+            rows += [{'encoding': k, 'seed': seed, **scores[k]} for k in pair]
     return rows
 
 
@@ -538,10 +591,10 @@ def regenerate(puzzle_ids=('2.3', '3.1', '5.8', '7.11'), threads=1, progress=Non
             facts['sweep'] = sweep(pid, threads)
         if pid == '7.11':
             for encoding, params in answer.items():
-                save_params(_stored_path(pid, f'_{encoding}'), params, facts, dtype='float32')
+                save_params(_stored_path(pid, f'_{encoding}'), params, facts,
+                            dtype=STORE_DTYPE[pid])
         else:
-            save_params(_stored_path(pid), answer, facts,
-                        dtype=None if pid == '2.3' else 'float32')
+            save_params(_stored_path(pid), answer, facts, dtype=STORE_DTYPE[pid])
 
 
 def stored(puzzle_id, with_facts=False):
@@ -557,3 +610,24 @@ def stored(puzzle_id, with_facts=False):
     else:
         answer, facts = load_params(_stored_path(puzzle_id), with_meta=True)
     return (answer, facts) if with_facts else answer
+
+
+def attention_on_next(params, lengths=(5, 12, 27), rows=50, seed=1):
+    """Per head: mean attention weight that each output step of Sort puts on the next number.
+
+    Teacher-forced rows of ``sort_batch``; at every answer position the weight on
+    the prompt position holding the number to print next, averaged.  The
+    hand-built Sort of Chapter 5 has one head that puts nearly all its weight
+    there; a trained model may share the work among heads.
+    """
+    from ..trace import trace
+    rng = np.random.default_rng(seed)
+    total, steps = 0.0, 0
+    for k in lengths:
+        tokens, targets = sort_batch(rng, rows, length=k)
+        attn = trace(tokens, params).attn[-1]                     # (rows, heads, n, n)
+        for t in range(k, 2 * k):
+            here = tokens[:, :k] == targets[:, t, None]          # (rows, k)
+            total = total + (attn[:, :, t, :k] * here[:, None, :]).sum(-1).sum(0)
+            steps += rows
+    return (np.asarray(total) / steps).tolist()
