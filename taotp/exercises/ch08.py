@@ -12,8 +12,10 @@
   texts with an exception and never executes the text.
 """
 import builtins
+import functools
 import itertools
 import json
+import types
 from contextlib import contextmanager
 
 import numpy as np
@@ -287,8 +289,33 @@ def _same(want, got, where):
         raise Finding(f'{where}: differs from the full form at {difference}{hint}')
 
 
+@functools.lru_cache(maxsize=None)
+def _package_loader_code():
+    """Code object -> name of every function of the package's loader (parse, build, load).
+
+    A loader that calls any of them, however it got hold of them (``from
+    taotp.interpreter.parse import parse`` before the check included), is refused.
+    """
+    found = {}
+    for module in (_parse_module, _build_module, _load_module):
+        for name, obj in vars(module).items():
+            if isinstance(obj, types.FunctionType) and obj.__module__ == module.__name__:
+                found[obj.__code__] = f'{module.__name__}.{name}'
+    return types.MappingProxyType(found)
+
+
+def _watched_call(fn, *args, on, **kwargs):
+    """``guard.call`` that also refuses a loader handing the work to the package's loader."""
+    with guard.watching(_package_loader_code()) as seen:
+        out = guard.call(fn, *args, on=on, **kwargs)
+    if seen:
+        raise Finding(f'on {on} your loader called {seen[0]}, part of taotp.load_program, the '
+                      f'package\'s own answer to this puzzle; write the loader yourself', on)
+    return out
+
+
 def _load(my_compile, text, what):
-    params = guard.call(my_compile, text, what='your loader', on=what, seconds=10)
+    params = _watched_call(my_compile, text, what='your loader', on=what, seconds=10)
     return guard.program(params, what=f'the params your loader made from {what}')
 
 
@@ -302,7 +329,7 @@ def _attempt(my_compile, text, what):
             return my_compile(text), None
         except Exception as exc:
             return None, exc
-    return guard.call(attempt, what='your loader', on=what, seconds=10)
+    return _watched_call(attempt, what='your loader', on=what, seconds=10)
 
 
 def _must_refuse(my_compile, text, what, because):

@@ -33,6 +33,7 @@ from .result import Finding, Passed
 
 ADDER, ADDER_DIGITS = 'compact-adder-3', 3          # 12.1: the record at 3 digits
 SORT_V, SORT_BLOCK, SORT_LEN = 65_536, 128, 64        # 12.2: up to 64 numbers
+SORT_DRAWN = 24                                       # 12.2: seeded inputs of 64
 SMALL_V, SMALL_BLOCK = 28, 54                         # 12.3: all 27 numbers, 26 fed back
 LOOKUP, LOOKUP_BLOCK = 'universal-lookup-1000-block-16', 16   # 12.4: keys behind prefixes
 
@@ -205,14 +206,18 @@ def check_12_2(params):
     inputs = large_vocab_sort_inputs(SORT_V, np.random.default_rng(1202), count=6,
                                      length=SORT_LEN)
     inputs.append(list(range(SORT_V - 1, SORT_V - 1 - SORT_LEN, -1)) + [0])
-    inputs += large_vocab_sort_inputs(SORT_V, submission_rng(1202, params), count=4,
-                                      length=SORT_LEN)[-4:]
+    rng = submission_rng(1202, params)
+    inputs += large_vocab_sort_inputs(SORT_V, rng, count=4, length=SORT_LEN)[-4:]
+    # 1,536 distinct numbers drawn with the program's seed, 64 to an input: a program that
+    # mishandles even a few hundred of the 65,535 numbers is caught, whatever its seed
+    drawn = rng.permutation(np.arange(1, SORT_V))[:SORT_DRAWN * SORT_LEN].reshape(SORT_DRAWN, -1)
+    inputs += [row.tolist() + [0] for row in drawn]
     _sort_answers(params, inputs, '')
     return _verdict(params, 'total', 'sort-65536',
                     f'{len(inputs)} inputs of up to {SORT_LEN} numbers from 1..{SORT_V - 1:,} '
                     f'sorted (both ends, runs of neighbours where codes part at every position, '
-                    f'powers of two, seeded sets, 4 of them drawn with a seed taken from your '
-                    f'program)')
+                    f'powers of two, seeded sets; {SORT_DRAWN * SORT_LEN:,} distinct numbers and '
+                    f'4 sets drawn with a seed taken from your program)')
 
 
 def _small_sort_inputs(rng):
@@ -266,16 +271,22 @@ def _lookup_tables(rng):
 
 
 def _lookup_right(params, ks, vs, vocab, name, prefix, seed):
-    for mode in ('random', 'keys') if prefix else ('random',):
-        q = lookup_queries(ks, prefix, vocab, rng=seed, mode=mode)
+    """Every key behind random prefixes of every length 1..``prefix`` (0: alone), and behind
+    a ``prefix``-token prefix cut from other keys: a program right only when the key sits at
+    the start or at the end of the block fails."""
+    asks = [(0, 'random')] if not prefix else \
+        [(n, 'random') for n in range(1, prefix + 1)] + [(prefix, 'keys')]
+    for length, mode in asks:
+        q = lookup_queries(ks, length, vocab, rng=seed + length, mode=mode)
         got = guard.run_program(lambda: last_token_argmax(q, params), on=name)
         bad = np.flatnonzero(got != vs)
         if len(bad):
             k = int(bad[0])
             kind = {'random': 'a random', 'keys': 'a prefix of other keys as'}[mode]
-            raise Finding(f'{name}, key {ks[k].tolist()} behind {kind} {prefix}-token prefix '
-                          f'(input {q[k].tolist()}): expected {int(vs[k])}, got {int(got[k])} · '
-                          f'{len(bad)} of {len(ks)} keys wrong', q[k].tolist())
+            behind = f'behind {kind} {length}-token prefix' if length else 'alone'
+            raise Finding(f'{name}, key {ks[k].tolist()} {behind} (input {q[k].tolist()}): '
+                          f'expected {int(vs[k])}, got {int(got[k])} · {len(bad)} of {len(ks)} '
+                          f'keys wrong', q[k].tolist())
 
 
 def _built(build, ks, vs, vocab, block, name):
@@ -315,8 +326,9 @@ def check_12_4(build):
                     f'{len(tables) + 1} programs of your builder (block_size {LOOKUP_BLOCK}): '
                     f'every key of the 1,000-entry table, of XOR, of keys sharing 11 of 12 '
                     f'tokens (first or last differs) and of a random table drawn with a seed '
-                    f'taken from your program, alone, behind random prefixes and behind '
-                    f'prefixes made of other keys; size of the 1,000-entry program')
+                    f'taken from your program, alone, behind random prefixes of every length '
+                    f'that fits and behind prefixes made of other keys; size of the '
+                    f'1,000-entry program')
 
 
 # ----------------------------------------------------------------------------- 6.12
