@@ -1,0 +1,155 @@
+"""The training puzzles 2.3, 3.1, 5.8 and 7.11: checkers (no PyTorch) and harnesses (marker train).
+
+The checkers judge a submitted params dict on held-out seeded inputs; the
+reference answers are the programs the harnesses stored (``training.stored``),
+read by the solutions notebooks, so these tests and the notebooks need no
+PyTorch.  The harnesses themselves run as seconds-long smoke trainings in CI.
+"""
+import json
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import taotp
+from taotp.exercises import check, training
+from taotp.train.init import init_params
+
+PUZZLES = ('2.3', '3.1', '5.8', '7.11')
+train = pytest.mark.train
+
+
+@pytest.fixture(scope='module')
+def references():
+    return {pid: training.stored(pid) for pid in PUZZLES}
+
+
+def _answer(pid, references):
+    if pid == '7.11':
+        facts = training.stored('7.11', with_facts=True)[1]
+        gap = facts['rotation']['all'] - facts['og']['all']
+        verdict = 'tie' if abs(gap) < training.TIE else ('rotation' if gap > 0 else 'og')
+        return {**references[pid], 'better': verdict}
+    return references[pid]
+
+
+@pytest.mark.parametrize('pid', PUZZLES)
+def test_stored_reference_passes_and_none_does_not(pid, references):
+    assert check(pid, _answer(pid, references))
+    result = check(pid, None)
+    assert not result and result.line.startswith(f'NOT YET {pid} · ')
+
+
+@pytest.mark.parametrize('pid', PUZZLES)
+def test_stored_facts_match_what_the_checker_measures(pid):
+    answer, facts = training.stored(pid, with_facts=True)
+    assert facts['settings'] == {**training.REFERENCE[pid]}
+    measured = json.loads(json.dumps(training.measure(pid, answer)))   # as stored (JSON)
+    assert measured == {k: facts[k] for k in measured}
+    if pid == '2.3':
+        assert facts['printed'] == 'Hello World!<eos>'
+    if pid == '7.11':       # the sweep's seed 0 is the reference pair
+        assert [r for r in facts['sweep'] if r['seed'] == 0] == \
+            [{'encoding': k, 'seed': 0, **facts[k]} for k in ('og', 'rotation')]
+
+
+def test_hand_built_programs_pass_too(capsys):
+    """The checkers judge the result, not how it was made (stated in the puzzle texts)."""
+    ks, vs = training.lookup_table()
+    assert check('2.3', taotp.build_hello_world_transformer())
+    assert check('3.1', taotp.build_lookup_transformer(ks, vs, 50, 15, tok_dims=10,
+                                                       rng=np.random.default_rng(1)))
+    assert check('5.8', taotp.build_sort_transformer(28, 56))
+
+
+def test_untrained_programs_are_named_wrong(rng):
+    start = init_params(11, 13, 3, n_layers=0, rng=rng)
+    result = check('2.3', start)
+    assert not result and result.message.startswith("<bos>: expected 'Hello World!<eos>', got")
+    lookup = init_params(50, 15, 8, n_heads=2, d_ff=8, rng=rng)
+    result = check('3.1', lookup)
+    assert not result and 'behind prefixes of random tokens (0-10 tokens, 1,100 held-out ' \
+                          'queries): expected >= 99 % right, got' in result.message
+    sorter = init_params(28, 54, 8, n_heads=2, d_ff=8, rng=rng)
+    result = check('5.8', sorter)
+    assert not result and 'expected >= 95 % sorted exactly, got' in result.message
+    params, tok = taotp.build_hello_world_transformer()
+    result = check('2.3', (params, {**tok, '<bos>': tok['<eos>']}))
+    assert not result and result.message.startswith('puzzle 2.3 uses the message tokenizer')
+    result = check('5.8', taotp.build_sort_transformer(10, 20))
+    assert not result and 'tok_emb has 10 rows' in result.message
+    result = check('3.1', taotp.build_sort_transformer(28, 56))
+    assert not result and 'tok_emb has 28 rows; the table uses a vocabulary of 50' in result.message
+
+
+def test_7_11_wrong_verdicts_and_unfair_comparisons(references):
+    answer = _answer('7.11', references)
+    wrong = next(v for v in training.VERDICTS if v != answer['better'])
+    result = check('7.11', {**answer, 'better': wrong})
+    assert not result and f"verdict {wrong!r}: expected {answer['better']!r}" in result.message
+    result = check('7.11', {**answer, 'better': 'sinusoidal'})
+    assert not result and "'better' must be one of" in result.message
+    swapped = {'og': answer['rotation'], 'rotation': answer['og'], 'better': answer['better']}
+    result = check('7.11', swapped)
+    assert not result and "your 'og' pos_emb is not the sinusoidal encoding" in result.message
+    noisy = {**answer['rotation'], 'pos_emb': answer['rotation']['pos_emb'] + 0.01}
+    result = check('7.11', {**answer, 'rotation': noisy})
+    assert not result and "your 'rotation' pos_emb is not a rotation encoding" in result.message
+    bigger = init_params(16, 64, 16, n_heads=2, d_ff=32, rng=np.random.default_rng(0))
+    bigger['pos_emb'] = taotp.encodings.random_rotation_embedding(64, 16,
+                                                                  np.random.default_rng(0))
+    result = check('7.11', {**answer, 'rotation': bigger})
+    assert not result and 'the two models differ in shape' in result.message
+    untrained = {**answer['og'], 'layers': [], 'tok_emb': answer['og']['tok_emb'] * 0}
+    untrained['out_emb'] = untrained['tok_emb']
+    other = {**answer['rotation'], 'layers': [], 'tok_emb': untrained['tok_emb']}
+    other['out_emb'] = other['tok_emb']
+    result = check('7.11', {'og': untrained, 'rotation': other, 'better': 'tie'})
+    assert not result and 'expected one model >= 90 % right (trained)' in result.message
+    result = check('7.11', {'og': answer['og']})
+    assert not result and "expected a dict {'og': params" in result.message
+
+
+@pytest.mark.parametrize('pid', PUZZLES)
+def test_checkers_need_no_torch(pid):
+    code = ('import sys; sys.modules["torch"] = None; sys.modules["transformer_lens"] = None\n'
+            'from taotp.exercises import training, check\n'
+            f'a = training.stored({pid!r})\n'
+            f'a = {{**a, "better": "x"}} if {pid!r} == "7.11" else a\n'
+            f'r = check({pid!r}, a); check({pid!r}, None)\n'
+            'print("torch" in sys.modules and sys.modules["torch"] is not None)')
+    out = subprocess.run([sys.executable, '-c', code], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    lines = out.stdout.splitlines()
+    assert lines[-1] == 'False' and lines[-2].startswith(f'NOT YET {pid}')
+
+
+def test_harness_without_torch_says_how_to_install():
+    code = ('import sys; sys.modules["torch"] = None\n'
+            'from taotp.exercises import training\ntraining.train_hello_world(steps=1)')
+    out = subprocess.run([sys.executable, '-c', code], capture_output=True, text=True)
+    assert 'this training harness needs PyTorch, part of the optional training extra: ' \
+           'pip install "taotp[train]"' in out.stderr
+
+
+# ----------------------------------------------------------------------------- the harnesses
+
+@train
+@pytest.mark.parametrize('pid', PUZZLES)
+def test_smoke_training_runs_and_is_checked(pid):
+    answer, facts = training.reference_run(pid, 'smoke')
+    assert facts['seconds'] < 20 and facts['settings']['steps'] == training.SMOKE[pid]['steps']
+    if pid == '7.11':
+        answer = {**answer, 'better': 'tie'}
+    result = check(pid, answer)
+    assert result.line.startswith(('PASS', 'NOT YET'))
+
+
+@train
+def test_hello_world_reference_run_reproduces_the_stored_program():
+    answer, facts = training.reference_run('2.3', 'full')
+    stored, meta = training.stored('2.3', with_facts=True)
+    assert facts['steps'] == meta['steps'] and facts['printed'] == meta['printed']
+    assert np.allclose(answer['tok_emb'], stored['tok_emb'], rtol=1e-6, atol=1e-9)
+    assert np.allclose(answer['pos_emb'], stored['pos_emb'], rtol=1e-6, atol=1e-9)
