@@ -90,6 +90,17 @@ def test_7_11_wrong_verdicts_and_unfair_comparisons(references):
     assert not result and f"verdict {wrong!r}: expected {answer['better']!r}" in result.message
     result = check('7.11', {**answer, 'better': 'sinusoidal'})
     assert not result and "'better' must be one of" in result.message
+
+    class Agreeable(str):                   # equal to every verdict
+        def __eq__(self, other):
+            return True
+
+        def __ne__(self, other):
+            return False
+
+        __hash__ = str.__hash__
+    result = check('7.11', {**answer, 'better': Agreeable(wrong)})
+    assert not result and '(a plain str)' in result.message
     swapped = {'og': answer['rotation'], 'rotation': answer['og'], 'better': answer['better']}
     result = check('7.11', swapped)
     assert not result and "your 'og' pos_emb is not the sinusoidal encoding" in result.message

@@ -20,6 +20,7 @@ run without PyTorch; ``size='full'`` in the harnesses re-runs the full
 experiments, the default ``'smoke'`` a seconds-long run for the tests.
 """
 from pathlib import Path
+from types import MappingProxyType
 
 import numpy as np
 
@@ -69,7 +70,8 @@ def train_hello_world(d_model=3, n_layers=0, steps=600, lr=0.05, seed=0, message
 
 # ----------------------------------------------------------------------------- 3.1 Lookup
 
-LOOKUP = {'n_entries': 100, 'key_len': 5, 'vocab_size': 50, 'seed': 31, 'prefix': 10}
+LOOKUP = MappingProxyType({'n_entries': 100, 'key_len': 5, 'vocab_size': 50, 'seed': 31,
+                           'prefix': 10})
 
 
 def lookup_table():
@@ -164,7 +166,7 @@ def train_sorter(d_model=64, n_layers=2, n_heads=4, d_ff=128, steps=6000, lr=2e-
 
 # ----------------------------------------------------------------------------- 7.11 encodings
 
-OFFSET = {'block_size': 64, 'vocab_size': 16, 'd_model': 16, 'deltas': (1, 3, 7)}
+OFFSET = MappingProxyType({'block_size': 64, 'vocab_size': 16, 'd_model': 16})
 
 
 def position_table(encoding, block_size=None, d_model=None, seed=0):
@@ -322,7 +324,8 @@ def offset_accuracy(params, delta=5, rows=200, rng=None):
 
 # ----------------------------------------------------------------------------- checkers
 
-SEEDS = {'3.1': 31, '5.8': 58, '7.11': 711}   # the held-out inputs: these and a hash of the answer
+# the held-out inputs are drawn with these seeds and a hash of the answer
+SEEDS = MappingProxyType({'3.1': 31, '5.8': 58, '7.11': 711})
 
 
 def measure(puzzle_id, answer):
@@ -429,11 +432,16 @@ def _rotation_problem(table):
 @checker('7.11')
 def check_7_11(answer):
     """Two PostLN models (sinusoidal, random rotation) and a verdict matching their accuracies."""
+    if isinstance(answer, dict):
+        answer = {k: answer[k] for k in list(answer)}        # read once
     if not isinstance(answer, dict) or set(answer) != {'og', 'rotation', 'better'}:
         raise Finding(f"expected a dict {{'og': params, 'rotation': params, 'better': "
                       f"'og' | 'rotation' | 'tie'}}; got {type(answer).__name__}"
                       + (f' with keys {sorted(map(str, answer))}' if isinstance(answer, dict)
                          else ''))
+    verdict = answer['better']
+    if type(verdict) is not str or verdict not in VERDICTS:
+        raise Finding(f"'better' must be one of {VERDICTS} (a plain str); got {verdict!r}")
     models = {k: guard.frozen(answer[k], what=f'your {k!r} params') for k in ('og', 'rotation')}
     shapes = {k: config(p) for k, p in models.items()}
     for k, c in shapes.items():
@@ -463,10 +471,8 @@ def check_7_11(answer):
     summary = (f'og {scores["og"]["inside"]:.1%} / {scores["og"]["beyond"]:.1%}, rotation '
                f'{scores["rotation"]["inside"]:.1%} / {scores["rotation"]["beyond"]:.1%} '
                f'(positions 5-31 / 32-63)')
-    if answer['better'] not in VERDICTS:
-        raise Finding(f"'better' must be one of {VERDICTS}; got {answer['better']!r} ({summary})")
-    if answer['better'] != measured:
-        raise Finding(f"verdict {answer['better']!r}: expected {measured!r} from the held-out "
+    if verdict != measured:
+        raise Finding(f"verdict {verdict!r}: expected {measured!r} from the held-out "
                       f"accuracies over positions 5-63 (a gap under {TIE:.0%} is a tie): "
                       f"{summary}", measured)
     return Passed(f'both PostLN, same shape ({_counts(models["og"])}), fixed tables; held-out '
