@@ -4,14 +4,20 @@ Each test is one attack, named after it: a submission that does not solve the pu
 (or solves something smaller than the budget says) and used to get a PASS.  Every one
 must now be reported as NOT YET.  The attacks were written from the puzzle statements
 and the checkers' code alone.
+
+"Write this function" puzzles whose answer the package already has (7.3, 9.1-9.6, 9.8,
+9.12, 10.1) refuse a submission that calls that function once its outputs are all right
+(a wrong answer still gets its counterexample first), as 1.x and 8.4 do.  The builders of
+9.11, 9.18 and 9.19 stay accepted: the solutions notebook itself uses them.
 """
 import copy
 
 import numpy as np
+import pytest
 
 import taotp
 from taotp import coupling as C
-from taotp.exercises import ch08, ch09, ch10, ch12
+from taotp.exercises import ch07, ch08, ch09, ch10, ch12
 from taotp.lookup import build_universal_lookup_transformer
 from taotp.programs import CATALOGUE
 
@@ -85,6 +91,28 @@ def test_9_16_dict_subclass_shows_one_layer_and_runs_two():
 
 
 # ----------------------------------------------------------------------------- the package's answer
+
+PACKAGE_ONE_LINERS = {      # "write this function" answered by the package's own function
+    '7.3': lambda delta, d: taotp.encodings.shift_by_delta(delta, taotp.encodings.og_angles(d),
+                                                           reversed=True),
+    '9.1': lambda bits, s: C.parity_sequence(bits, offset=s),
+    '9.2': lambda operands: C.scratchpad_text(operands),
+    '9.3': lambda operands, s1, s2: C.addition_sequence(operands, offsets=(s1, s2))[1:],
+    '9.4': lambda a, b: C.multiplication_sequence(a, b),
+    '9.5': lambda operands, index: C.keys_for(C.addition_sequence(operands)[0], index),
+    '9.6': lambda D, k: C.cube_code(D, k),
+    '9.8': lambda pair_sum, written: C.carry_out(pair_sum, written),
+    '9.12': lambda n, m: [C.sizes(n, m)[k] for k in ('ell', 'P1', 'P2', 'd_model')],
+    '10.1': lambda P, lags, x: taotp.selective.lag_posterior(P, lags, x),
+}
+
+
+@pytest.mark.parametrize('pid', sorted(PACKAGE_ONE_LINERS))
+def test_package_one_liner_is_not_a_solution(pid):
+    module = {'7': ch07, '9': ch09, '10': ch10}[pid.split('.')[0]]
+    checker = next(p.checker for p in module.PUZZLES if p.id == pid)
+    rejected(checker(PACKAGE_ONE_LINERS[pid]), 'the package\'s own answer')
+
 
 def test_8_4_package_loader_bound_before_the_check():
     # names bound before check() keep pointing at the package's loader when its module

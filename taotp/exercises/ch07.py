@@ -12,7 +12,8 @@ from collections.abc import Sequence
 import numpy as np
 
 from ..encodings import (distinguishability, og_angles, og_embedding, random_angles,
-                         rotation_encoding, uniform_rotation_embedding, window_attention)
+                         rotation_encoding, shift_by_delta, uniform_rotation_embedding,
+                         window_attention)
 from . import guard
 from .registry import Puzzle, checker
 from .result import Finding, Passed
@@ -34,16 +35,21 @@ def _shift_cases():
     return cases
 
 
+_SHIFT_BY_DELTA = {shift_by_delta.__code__: 'taotp.encodings.shift_by_delta'}
+
+
 @checker('7.3')
 def check_7_3(shift_matrix):
     """``shift_matrix(delta, d)`` -> (d, d) T with ``og_embedding(q, d)[j] @ T == row j + delta``."""
-    tables = {}
+    tables, used = {}, []
     for delta, d, q in _shift_cases():
         if (q, d) not in tables:
             tables[q, d] = og_embedding(q, d)
         E = tables[q, d]
-        T = guard.call(shift_matrix, delta, d, what='your shift_matrix',
-                       on=f'delta={delta}, d={d}')
+        with guard.watching(_SHIFT_BY_DELTA) as seen:
+            T = guard.call(shift_matrix, delta, d, what='your shift_matrix',
+                           on=f'delta={delta}, d={d}')
+        used = used or seen[:1]
         T = guard.array(T, (d, d), what=f'shift_matrix({delta}, {d})')
         rows = np.arange(max(0, -delta), min(q, q - delta))
         off = np.abs(E[rows] @ T - E[rows + delta]).max(axis=1)
@@ -58,6 +64,11 @@ def check_7_3(shift_matrix):
             raise Finding(f'delta={delta}, d={d}: og_embedding({q}, {d})[{j}] @ T should be '
                           f'row {j + delta}, but is off by {off[rows == j][0]:.2e}{hint}',
                           (delta, d))
+    if used:     # right, but through the package's own matrix
+        raise Finding('your shift_matrix switched off the check\'s watch (sys.settrace)'
+                      if used[0] == 'sys.settrace' else 'your shift_matrix gives the right '
+                      'matrices by calling taotp.encodings.shift_by_delta, the package\'s own '
+                      'answer: build T from the formula of the encoding yourself')
     cases = _shift_cases()
     dims, deltas = [d for _, d, _ in cases], [delta for delta, _, _ in cases]
     return Passed(f'exact to 1e-9 on every valid row of tables of up to 1000 positions for '

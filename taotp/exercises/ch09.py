@@ -9,6 +9,48 @@ from .registry import Puzzle, checker
 from .result import Finding, Passed
 
 
+# the package's own answer to a "write this function" puzzle: a submission that calls it is
+# refused once its outputs are all right (a wrong one gets its counterexample first); the
+# references write each one, and helpers such as pad_length stay allowed
+PACKAGE_ANSWERS = {
+    '9.1': ('parity_sequence', 'parity_positions'),
+    '9.2': ('scratchpad_text', 'addition_sequence'),
+    '9.3': ('addition_sequence', 'coupled_ids'),
+    '9.4': ('multiplication_sequence',),
+    '9.5': ('keys_for',),
+    '9.6': ('cube_code', 'position_codes'),
+    '9.8': ('carry_out',),
+    '9.12': ('sizes',),
+}
+
+
+class _Watch:
+    """Calls a submission (``guard.call``) and notes whether it used the package's answer."""
+
+    def __init__(self, puzzle, what):
+        self.what = what
+        self.forbidden = {getattr(C, name).__code__: f'taotp.coupling.{name}'
+                          for name in PACKAGE_ANSWERS[puzzle]}
+        self.seen = []
+
+    def __call__(self, fn, *args, **kwargs):
+        with guard.watching(self.forbidden) as seen:
+            out = guard.call(fn, *args, **kwargs)
+        if seen and not self.seen:
+            self.seen.append(seen[0])
+        return out
+
+    def ok(self, message):
+        """``Passed(message)``, unless a call handed the work to the package."""
+        what = self.what
+        if self.seen:
+            raise Finding(f'{what} switched off the check\'s watch (sys.settrace)'
+                          if self.seen[0] == 'sys.settrace' else
+                          f'{what} gives the right outputs by calling {self.seen[0]}, the '
+                          f'package\'s own answer to this puzzle; write it yourself')
+        return Passed(message)
+
+
 def _as_list(value, what):
     if value is None:
         raise Finding(f'{what} is None (did the function forget to return?)')
@@ -65,6 +107,7 @@ def _problems(seed, count, max_m=6, max_n=5):
 @checker('9.1')
 def check_9_1(parity_sequence):
     """``parity_sequence(bits, s) -> (tokens, ids)`` with the running-parity scratchpad."""
+    own = _Watch('9.1', 'your parity_sequence')
     rng = np.random.default_rng(91)
     cases = [('0101', 1), ('1', 1), ('0', 3), ('0' * 100, 1), ('1' * 100, 7), ('01' * 50, 50),
              ('1' * 64, 1)]
@@ -72,8 +115,8 @@ def check_9_1(parity_sequence):
                int(rng.integers(1, 20))) for _ in range(40)]
     for bits, s in cases:
         want_t, want_p = C.parity_sequence(bits, offset=s)
-        got = guard.call(parity_sequence, bits, s, what='your parity_sequence',
-                         on=f'bits {bits!r}, s = {s}')
+        got = own(parity_sequence, bits, s, what='your parity_sequence',
+                        on=f'bits {bits!r}, s = {s}')
         if not isinstance(got, (tuple, list)) or len(got) != 2:
             raise Finding(f'bits {bits!r}, s = {s}: expected a pair (tokens, ids); got {got!r}')
         tokens, ids = _text(got[0], 'tokens'), _ints(got[1], 'ids')
@@ -81,21 +124,22 @@ def check_9_1(parity_sequence):
             raise Finding(f'bits {bits!r}: expected tokens {"".join(want_t)}, got {tokens}', bits)
         if ids != want_p:
             raise Finding(f'bits {bits!r}, s = {s}: expected IDs {want_p}, got {ids}', bits)
-    return Passed(f'tokens and IDs equal the reference on {len(cases)} bit strings '
+    return own.ok(f'tokens and IDs equal the reference on {len(cases)} bit strings '
                   f'(1 to 100 bits: all zeros, all ones, alternating, random; offsets 1 to 50)')
 
 
 @checker('9.2')
 def check_9_2(scratchpad_text):
     """``scratchpad_text(operands) -> '057+048+096=000>750>501>102'`` (experiments' padding)."""
+    own = _Watch('9.2', 'your scratchpad_text')
     problems = _problems(92, 40)
     for ops in problems:
         want = C.scratchpad_text(ops)
-        got = _text(guard.call(scratchpad_text, list(ops), what='your scratchpad_text',
-                               on=f'operands {ops}'), 'your result')
+        got = _text(own(scratchpad_text, list(ops), what='your scratchpad_text',
+                              on=f'operands {ops}'), 'your result')
         if got != want:
             raise Finding(f'operands {ops}: expected {want}, got {got}', ops)
-    return Passed(f'the same string as the reference on {len(problems)} operand lists '
+    return own.ok(f'the same string as the reference on {len(problems)} operand lists '
                   f'(1 to 100 operands of up to 8 digits: every padding boundary, all nines, '
                   f'zeros, ragged lengths)')
 
@@ -103,14 +147,15 @@ def check_9_2(scratchpad_text):
 @checker('9.3')
 def check_9_3(bilevel_ids):
     """``bilevel_ids(operands, s1, s2) -> (level1, level2)`` for the addition format."""
+    own = _Watch('9.3', 'your bilevel_ids')
     rng = np.random.default_rng(93)
     problems = _problems(93, 40)
     checked = 0
     for ops in problems:
         s1, s2 = (1, 1) if checked == 0 else (int(rng.integers(1, 20)), int(rng.integers(1, 20)))
         _, w1, w2 = C.addition_sequence(ops, offsets=(s1, s2))
-        got = guard.call(bilevel_ids, list(ops), s1, s2, what='your bilevel_ids',
-                         on=f'operands {ops}, s1 = {s1}, s2 = {s2}')
+        got = own(bilevel_ids, list(ops), s1, s2, what='your bilevel_ids',
+                        on=f'operands {ops}, s1 = {s1}, s2 = {s2}')
         if not isinstance(got, (tuple, list)) or len(got) != 2:
             raise Finding(f'operands {ops}: expected a pair (level1, level2); got {got!r}')
         g1, g2 = _ints(got[0], 'level 1'), _ints(got[1], 'level 2')
@@ -119,13 +164,14 @@ def check_9_3(bilevel_ids):
         if g2 != w2:
             raise Finding(f'operands {ops}, s2 = {s2}: expected level-2 IDs {w2}, got {g2}', ops)
         checked += 1
-    return Passed(f'both levels equal the reference on {checked} problems (1 to 100 operands, '
+    return own.ok(f'both levels equal the reference on {checked} problems (1 to 100 operands, '
                   f'every padding boundary) with offsets (1, 1) and random ones up to 19')
 
 
 @checker('9.4')
 def check_9_4(multiplication_sequence):
     """``multiplication_sequence(a, b) -> (text, level1, level2, level3)``, all offsets 1."""
+    own = _Watch('9.4', 'your multiplication_sequence')
     rng = np.random.default_rng(94)
     pairs = [(37, 925), (0, 5), (9, 9), (5, 0), (0, 0), (1, 1), (905, 1203), (99999, 99999),
              (10 ** 5, 7), (7, 10 ** 5)] + [
@@ -133,8 +179,8 @@ def check_9_4(multiplication_sequence):
          int(rng.integers(0, 10 ** int(rng.integers(1, 6))))) for _ in range(30)]
     for a, b in pairs:
         want = C.multiplication_sequence(a, b)
-        got = guard.call(multiplication_sequence, a, b, what='your multiplication_sequence',
-                         on=f'{a} * {b}')
+        got = own(multiplication_sequence, a, b,
+                        what='your multiplication_sequence', on=f'{a} * {b}')
         if not isinstance(got, (tuple, list)) or len(got) != 4:
             raise Finding(f'{a} * {b}: expected (text, level1, level2, level3); got {got!r}')
         if _text(got[0], 'text') != ''.join(want[0]):
@@ -145,13 +191,14 @@ def check_9_4(multiplication_sequence):
             if g != want[level]:
                 shown = ''.join(map(str, want[level])) if max(want[level]) < 10 else want[level]
                 raise Finding(f'{a} * {b}: expected level-{level} IDs {shown}, got {g}', (a, b))
-    return Passed(f'text and all three levels equal the reference on {len(pairs)} products '
+    return own.ok(f'text and all three levels equal the reference on {len(pairs)} products '
                   f'(zeros, ones, zeros inside a factor, all nines, powers of ten, random)')
 
 
 @checker('9.5')
 def check_9_5(keys):
     """``keys(operands, index) -> [i, j]``: the two positions head 1 must read at ``index``."""
+    own = _Watch('9.5', 'your keys')
     checked = 0
     for ops in _problems(95, 12, max_m=5, max_n=4):
         if len(ops) < 2 or len(ops) > 12:
@@ -163,15 +210,15 @@ def check_9_5(keys):
             want = C.keys_for(tokens, index)
             if not want:
                 continue
-            got = guard.call(keys, list(ops), index, what='your keys',
-                             on=f'operands {ops}, index {index}')
+            got = own(keys, list(ops), index, what='your keys',
+                            on=f'operands {ops}, index {index}')
             got = sorted(_ints(got, 'your keys'))
             if got != want:
                 raise Finding(f'operands {ops} ({"".join(tokens)}), index {index} '
                               f'(token {tokens[index]!r}): expected {want}, got {got}',
                               (ops, index))
             checked += 1
-    return Passed(f'the right pair of keys at {checked} response positions of problems with '
+    return own.ok(f'the right pair of keys at {checked} response positions of problems with '
                   f'2 to 11 operands (all nines, zeros, ragged, random)')
 
 
@@ -180,10 +227,11 @@ def check_9_5(keys):
 @checker('9.6')
 def check_9_6(cube):
     """``cube(D, k) -> v^D_k`` in {+1, -1}^D (bits of k - 1, most significant first)."""
+    own = _Watch('9.6', 'your cube')
     for D in range(1, 7):
         codes = []
         for k in range(1, 2 ** D + 1):
-            got = guard.array(guard.call(cube, D, k, what='your cube', on=f'D = {D}, k = {k}'),
+            got = guard.array(own(cube, D, k, what='your cube', on=f'D = {D}, k = {k}'),
                               shape=(D,), what=f'cube({D}, {k})')
             want = C.cube_code(D, k)
             if not np.array_equal(got, want):
@@ -191,13 +239,13 @@ def check_9_6(cube):
                               f'{np.asarray(got).tolist()}', (D, k))
             codes.append(got)
     for D, k in ((10, 1), (10, 2), (10, 512), (10, 513), (10, 1024), (12, 2731), (16, 65536)):
-        got = guard.array(guard.call(cube, D, k, what='your cube', on=f'D = {D}, k = {k}'),
+        got = guard.array(own(cube, D, k, what='your cube', on=f'D = {D}, k = {k}'),
                           shape=(D,), what=f'cube({D}, {k})')
         want = C.cube_code(D, k)
         if not np.array_equal(got, want):
             raise Finding(f'D = {D}, k = {k}: expected {want.astype(int).tolist()}, got '
                           f'{np.asarray(got).tolist()}', (D, k))
-    return Passed('every code for D = 1..6 and codes up to D = 16 (k = 1, the middle, 2^D)')
+    return own.ok('every code for D = 1..6 and codes up to D = 16 (k = 1, the middle, 2^D)')
 
 
 HEAD1_CASES = ((6, 7, 20.0), (2, 3, 20.0), (20, 40, 20.0), (6, 7, 3.0))   # (n, m, lam)
@@ -254,19 +302,20 @@ def check_9_7(head1):
 @checker('9.8')
 def check_9_8(carry_out):
     """``carry_out(pair_sum, written_digit) -> 0 or 1``: the carry leaving a place."""
+    own = _Watch('9.8', 'your carry_out')
     for a in range(10):
         for b in range(10):
             for c in (0, 1):
                 o = (a + b + c) % 10
-                got = guard.call(carry_out, a + b, o, what='your carry_out',
-                                 on=f'pair sum {a + b}, written digit {o}')
+                got = own(carry_out, a + b, o, what='your carry_out',
+                                on=f'pair sum {a + b}, written digit {o}')
                 got = guard.array(got, (), what=f'carry_out({a + b}, {o})').item()
                 want = (a + b + c) // 10
                 if got != want:
                     raise Finding(f'digits {a} + {b} with carry in {c}: pair sum {a + b}, '
                                   f'written digit {o}: expected carry {want}, got {got!r}',
                                   (a + b, o))
-    return Passed('all 200 (digit, digit, carry-in) cases')
+    return own.ok('all 200 (digit, digit, carry-in) cases')
 
 
 def _relu_mlp(weights, inputs, outputs, max_units, what):
@@ -478,11 +527,12 @@ def _size_cases():
 @checker('9.12')
 def check_9_12(size):
     """``size(n, m) -> (ell, P1, P2, d_model)`` for the norm-free construction."""
+    own = _Watch('9.12', 'your size')
     cases = _size_cases()
     for n, m in cases:
         z = C.sizes(n, m)
         want = (z['ell'], z['P1'], z['P2'], z['d_model'])
-        got = guard.call(size, n, m, what='your size', on=f'n = {n}, m = {m}')
+        got = own(size, n, m, what='your size', on=f'n = {n}, m = {m}')
         got = tuple(_ints(got, 'your size'))
         if got != want:
             paper = C.sizes(n, m, literal=True)
@@ -493,7 +543,7 @@ def check_9_12(size):
                         f'the separators\' code')
             raise Finding(f'n = {n}, m = {m}: expected (ell, P1, P2, d) = {want}, got {got}{hint}',
                           (n, m))
-    return Passed(f'(ell, P1, P2, d) right on {len(cases)} sizes: every power-of-two boundary of '
+    return own.ok(f'(ell, P1, P2, d) right on {len(cases)} sizes: every power-of-two boundary of '
                   f'm + 1 and of ell + 2, every power-of-ten boundary of m, random sizes up to '
                   f'n = 200, m = 2000')
 

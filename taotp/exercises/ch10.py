@@ -13,6 +13,14 @@ from .registry import Puzzle, checker
 from .result import Finding, Passed
 
 
+def _package_used(seen, what):
+    """The finding for a submission whose right outputs came from the package's own answer."""
+    if seen[0] == 'sys.settrace':
+        return Finding(f'{what} switched off the check\'s watch (sys.settrace)')
+    return Finding(f'{what} gives the right outputs by calling {seen[0]}, the package\'s own '
+                   f'answer to this puzzle; write it yourself')
+
+
 def _P(S, seed):
     return sel.transition_matrix(S, np.random.default_rng(seed))
 
@@ -31,17 +39,23 @@ POSTERIOR_CASES = [((1, 2, 3), 5, 40), ((2, 3, 4), 3, 30), ((1, 3, 4), 4, 64),
                    ((1,), 3, 20), ((2, 9), 2, 10), ((4, 5, 6, 7, 8), 6, 300)]
 
 
+_POSTERIOR = {sel.lag_posterior.__code__: 'taotp.selective.lag_posterior',     # the answer
+              sel.log_likelihoods.__code__: 'taotp.selective.log_likelihoods'}
+
+
 @checker('10.1')
 def check_10_1(lag_posterior):
     """``lag_posterior(P, lags, x)`` -> (T, K) posterior weights after every prefix."""
-    n = 0
+    n, used = 0, []
     for c, (lags, S, T) in enumerate(POSTERIOR_CASES):
         P = _P(S, 10 + c)
         for s in range(3):
             x, _ = sel.sample_sequence(P, lags, T, np.random.default_rng(100 * c + s))
             want = sel.lag_posterior(P, lags, x)
-            got = guard.call(lag_posterior, P.copy(), lags, x.copy(), what='your lag_posterior',
-                             on=f'lags {list(lags)}, T = {T}')
+            with guard.watching(_POSTERIOR) as seen:
+                got = guard.call(lag_posterior, P.copy(), lags, x.copy(),
+                                 what='your lag_posterior', on=f'lags {list(lags)}, T = {T}')
+            used = used or seen[:1]
             got = guard.array(got, want.shape, what='your posterior')
             bad = np.argwhere(np.abs(got - want) > 1e-9)
             if len(bad):
@@ -52,6 +66,8 @@ def check_10_1(lag_posterior):
                                  if t + 1 > max(lags) and np.allclose(got[t].sum(), 1) else ''),
                               x.tolist())
             n += 1
+    if used:
+        raise _package_used(used, 'your lag_posterior')
     return Passed(f'posterior equal to the reference to 1e-9 after every prefix of {n} seeded '
                   f'sequences ({len(POSTERIOR_CASES)} lag sets: one lag, kmin > 1, T = kmax + 1, '
                   f'T up to 1000, S from 2 to 6)')
