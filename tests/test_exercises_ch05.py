@@ -14,6 +14,8 @@ The contract every checker keeps (the reference passes, garbage is reported, loo
 stopped) is tested once in test_checker_contract.py; the reference answers come from their
 one copy, the solutions notebook (``answer``).
 """
+import time
+
 import numpy as np
 import pytest
 
@@ -246,11 +248,15 @@ def test_the_cheats_are_real():
     assert frozen(wide_shown_narrow())['tok_emb'].shape == (33, 6)
 
 
-def test_a_weight_whose_ufuncs_never_return_is_stopped():
+def test_a_weight_whose_ufuncs_never_return_cannot_hang_the_check():
+    """The checker copies the numbers once (guard.frozen) and never calls the subclass's ufuncs:
+    the right numbers in a hostile array pass, quickly; a hostile value that cannot even be
+    copied is stopped by the budget (test_values_that_never_return_are_stopped_by_the_budget)."""
     p = answer('5.6')
     p = dict(p, tok_emb=np.array(p['tok_emb']).view(NeverUfunc))
+    start = time.perf_counter()
     result = budgeted('5.6')(p)
-    assert not result and 'did not finish within its 0.5 s budget' in result.message
+    assert result and time.perf_counter() - start < 3
 
 
 # ----------------------------------------------------------------------------- the inputs
