@@ -343,11 +343,28 @@ def _padding_cases():
     return cases
 
 
+DRAWN_7_10 = 4     # encodings drawn with a seed taken from the answers to the fixed ones
+
+
+def _drawn_padding_cases(rng, count=DRAWN_7_10):
+    """More encodings like the fixed ones, drawn from ``rng`` (seeded by the answers so far)."""
+    cases = []
+    for _ in range(count):
+        d = int(rng.integers(2, 25))
+        m, q = int(rng.integers(0, d + 1)), int(rng.integers(3 * d + 20, 301))
+        eps = float(rng.choice([1e-3, 1e-2]))
+        scale = float(rng.choice([1e-3, 1.0, 7.0, 1e4]))
+        cases.append((padded_encoding(q, d, m, rng, eps) * scale, eps * scale, m,
+                      f'{q} x {d}, eps={eps * scale:g}, drawn with a seed taken from your answers'))
+    return cases
+
+
 @checker('7.10')
 def check_7_10(padding_dim):
     """``padding_dim(encoding, epsilon)`` -> int, the padding dimension in any (rotated) subspace."""
-    cases = _padding_cases()
-    for number, (X, eps, want, label) in enumerate(cases, start=1):
+    cases, answers = _padding_cases(), []
+
+    def ask(number, X, eps, want, label):
         label = f'encoding {number} ({label})'
         got = guard.call(padding_dim, X.copy(), eps, what='your padding_dim', on=label)
         got = guard.array(got, (), what=f'padding_dim on {label}')
@@ -355,12 +372,22 @@ def check_7_10(padding_dim):
             raise Finding(f'{label}: expected an integer, got {got.item()!r}', label)
         if int(got) != want:
             raise Finding(f'{label}: expected padding dimension {want}, got {int(got)}', label)
-    return Passed(f'right on {len(cases)} encodings whose quiet subspace is hidden by a random '
-                  f'rotation and offset (padding from 0 to all dims, equal shapes with '
-                  f'different answers, a direction quiet but for one row, and the same '
-                  f'encodings shuffled, rotated and rescaled; the quiet part fits in a ball of '
-                  f'radius eps / 2 and every other direction spreads over more than 20 eps, so '
-                  f'the Euclidean and per-coordinate readings agree)')
+        answers.append(int(got))
+
+    for number, case in enumerate(cases, start=1):
+        ask(number, *case)
+    # the fixed encodings (and their answers) can be read from this module; these cannot be
+    # known before the answers to the fixed ones are given
+    for number, case in enumerate(_drawn_padding_cases(guard.submission_rng(710, answers)),
+                                  start=len(cases) + 1):
+        ask(number, *case)
+    return Passed(f'right on {len(cases) + DRAWN_7_10} encodings whose quiet subspace is hidden '
+                  f'by a random rotation and offset (padding from 0 to all dims, equal shapes '
+                  f'with different answers, a direction quiet but for one row, the same '
+                  f'encodings shuffled, rotated and rescaled, and {DRAWN_7_10} drawn with a seed '
+                  f'taken from your answers; the quiet part fits in a ball of radius eps / 2 and '
+                  f'every other direction spreads over more than 20 eps, so the Euclidean and '
+                  f'per-coordinate readings agree)')
 
 
 PUZZLES = [
