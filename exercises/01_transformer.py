@@ -60,16 +60,18 @@ from taotp.exercises import check, progress
 # List every way in which it differs from ours. Try it before reading the solution.
 
 # %% [markdown]
-# ## Puzzle 1.3 · Stop recomputing the past (budget: same tokens, each position through the layers once, at least 1.5x faster)
+# ## Puzzle 1.3 · Stop recomputing the past (budget: same tokens, each position through the layers once, at least 3x faster)
 #
 # The naive decoding loop runs the whole transformer on the whole sequence for every new
 # token. Write `decode_fast(tokens, params, max_steps, eos)` that returns exactly what
 # `taotp.decode(tokens, params, max_steps, eos, cache=False)` returns, without repeating
 # work for positions it has already processed. The checker compares tokens on random
 # programs (up to full blocks, with and without `eos`), counts how many position vectors
-# meet each layer's weights during a 160-step run, and times 160-step runs on fresh prompts
-# against the naive loop. `taotp.layer_norm` and `taotp.softmax` are yours to use; the
-# package's own cached decoder (`taotp.decode`, `taotp.KVCache`) is not.
+# meet each layer's weights during a 200-step run (pass the weights on as they come: a copy
+# made with `np.asarray` hides the products from the count), and times 200-step runs against
+# the naive loop, on a program and prompts it draws afresh each time. `taotp.layer_norm` and
+# `taotp.softmax` are yours to use; the package's own cached decoder (`taotp.decode`,
+# `taotp.KVCache`) is not.
 
 # %%
 def decode_fast(tokens, params, max_steps, eos=None):

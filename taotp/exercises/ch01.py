@@ -18,6 +18,7 @@ import sys
 import time
 import types
 from contextlib import contextmanager
+from types import MappingProxyType
 
 import numpy as np
 
@@ -54,9 +55,17 @@ def _functions(module, skip=()):
 _DECODERS = ('decode', 'decode_batch', 'decode_variant')
 
 
-@functools.lru_cache(maxsize=None)
 def _forbidden(puzzle):
-    """The package functions (and np.einsum) a puzzle's submission may not call."""
+    """The package functions (and np.einsum) a puzzle's submission may not call.
+
+    A new dict each time: a submission that emptied the one it was watched with
+    cannot blind the next watch.
+    """
+    return dict(_forbidden_table(puzzle))
+
+
+@functools.lru_cache(maxsize=None)
+def _forbidden_table(puzzle):
     decoders = {c: n for c, n in _functions(decoding).items()
                 if n.split('.')[-1] in _DECODERS}
     if puzzle == '1.3':
@@ -78,7 +87,7 @@ def _einsum_code():
     return getattr(implementation, '__code__', None)
 
 
-HINTS = {
+HINTS = MappingProxyType({
     '1.3': 'which is the package\'s own decoder: keep the keys and values yourself '
            '(taotp.layer_norm and taotp.softmax are fine to use)',
     '1.4': 'and this puzzle asks you to write the forward pass yourself with @ (np.matmul): '
@@ -88,13 +97,16 @@ HINTS = {
            'yourself from softmax(logits / T); taotp.transformer gives the logits',
     '1.7': 'which already slides the window (decode(..., window=True)): feed the last '
            'block_size tokens to taotp.transformer yourself',
-}
+})
 
 
 def _own_call(puzzle, fn, *args, what, on=None, **kwargs):
     """``guard.call`` that also refuses a submission handing the work to the package."""
     with guard.watching(_forbidden(puzzle)) as seen:
         out = guard.call(fn, *args, what=what, on=on, **kwargs)
+    if seen == ['sys.settrace']:
+        raise Finding(f'{what} switches off the checker\'s watch (sys.settrace); the check '
+                      f'needs to see which functions your code calls', on)
     if seen:
         raise Finding(f'{what} calls {seen[0]}, {HINTS[puzzle]}', on)
     return out
@@ -156,7 +168,7 @@ def _describe(i, params):
 
 # ----------------------------------------------------------------------------- 1.3
 
-STEPS_1_3 = 160
+STEPS_1_3 = 200
 
 
 def _decode_cases(params, rng):
@@ -181,8 +193,9 @@ class _Counted(np.ndarray):
 
     Products (``@``, ``np.dot``, ``np.einsum``, ...) add ``size // d_model`` of
     every other array operand to ``tally[0]``; results are plain arrays.  Copies
-    and views keep counting; ``np.asarray`` drops the counter (which can only
-    make the count smaller: the count is a reason to refuse, never to accept).
+    and views keep counting; ``np.asarray`` drops the counter (the count is a
+    reason to refuse, never to accept: a decode that converts the weights is
+    judged by the speed test alone, and its PASS line says so).
     """
 
     PRODUCTS = ('dot', 'einsum', 'tensordot', 'inner', 'matmul', 'vdot', 'outer', 'kron')
@@ -233,11 +246,18 @@ def _counted(params):
     return params, tallies
 
 
-@functools.lru_cache(maxsize=1)
-def _speed_program():
-    """2 layers, 4 heads, d_model 32: 160 steps take the naive loop a few tenths of a second."""
-    return random_program(np.random.default_rng(7), 7, STEPS_1_3 + 4, 32, ((4, 8, 8, 64),) * 2,
-                          'vector', scale=0.5)
+SPEEDUP_1_3 = 3.0   # the naive loop measures 1.2-1.5x slower than a lean naive loop of its own
+                    # at this size, and 10-20x slower than a cache (the package's, the reference)
+SPEED_SHAPE = dict(vocab=7, prompt=8, d_model=64, layers=((4, 16, 16, 256),) * 2)
+
+
+def _speed_program(rng):
+    """2 layers, 4 heads, d_model 64, d_ff 256: 200 steps take the naive loop a few tenths of a
+    second.  Drawn afresh for every check (``rng`` from fresh entropy), with its prompts, so
+    that no answer can hold a table of the runs it will be timed on."""
+    shape = SPEED_SHAPE
+    return random_program(rng, shape['vocab'], STEPS_1_3 + shape['prompt'], shape['d_model'],
+                          shape['layers'], 'vector', scale=0.5)
 
 
 @checker('1.3')
@@ -247,37 +267,43 @@ def check_1_3(decode_fast):
     for i, params in enumerate(_programs(3)):
         rng = np.random.default_rng(100 + i)
         for prompt, steps, eos in _decode_cases(params, rng):
-            want = decode(prompt, params, max_steps=steps, eos=eos, cache=False).tolist()
             on = f'{_describe(i, params)}, prompt {prompt}, max_steps {steps}, eos {eos}'
             got = _tokens_out(_own_call('1.3', decode_fast, np.array(prompt),
                                         copy.deepcopy(params), steps, eos,
                                         what='your decode', on=on), 'your decode output')
+            want = decode(prompt, params, max_steps=steps, eos=eos, cache=False).tolist()
             if got != want:
                 raise Finding(f'{on}: expected {want}, got {got}', prompt)
             cases += 1
+    # work and speed: a program and prompts nobody can know in advance
+    speed_rng = np.random.default_rng()
+    params = _speed_program(speed_rng)
+    prompts = [speed_rng.integers(0, SPEED_SHAPE['vocab'], size=SPEED_SHAPE['prompt'])
+               for _ in range(6)]
+    size = f'{STEPS_1_3}-step run (2 layers, 4 heads, d_model {SPEED_SHAPE["d_model"]})'
     # work: how often each weight meets a position, on a long run
-    params = _speed_program()
-    rng = np.random.default_rng(8)
-    prompts = [rng.integers(0, 7, size=3) for _ in range(6)]
     counted, tallies = _counted(params)
+    got = _tokens_out(_own_call('1.3', decode_fast, prompts[0].copy(), counted, STEPS_1_3, None,
+                                what='your decode'), 'your decode output')
     want = decode(prompts[0], params, max_steps=STEPS_1_3).tolist()
-    got = _tokens_out(guard.call(decode_fast, prompts[0].copy(), counted, STEPS_1_3, None,
-                                 what='your decode'), 'your decode output')
     if got != want:
         k = next((j for j, (a, b) in enumerate(zip(got, want)) if a != b), min(len(got), len(want)))
-        raise Finding(f'a {STEPS_1_3}-step run (2 layers, 4 heads, d_model 32), prompt '
-                      f'{prompts[0].tolist()}: first difference at position {k} (expected '
-                      f'{len(want)} tokens, got {len(got)}); does your cache keep every position?',
-                      prompts[0].tolist())
+        raise Finding(f'a {size}, prompt {prompts[0].tolist()}: first difference at position {k} '
+                      f'(expected {len(want)} tokens, got {len(got)}); does your cache keep every '
+                      f'position?', prompts[0].tolist())
     needed = len(want) - 1                       # every position but the last one is fed in
     (layer, key), uses = max(((k, t[0]) for k, t in tallies.items()), key=lambda kv: kv[1])
     if uses > 2 * len(want):
         naive = sum(range(len(prompts[0]), len(want)))
-        raise Finding(f'tokens right, but to decode {STEPS_1_3} tokens after a 3-token prompt '
-                      f'your decode multiplied {uses:,} position vectors by layer {layer}\'s '
-                      f'{key}; each of the {needed} positions needs it once (the naive loop '
-                      f'redoes them all at every step: {naive:,}): keep what earlier positions '
-                      f'computed instead of recomputing it')
+        raise Finding(f'tokens right, but to decode {STEPS_1_3} tokens after the '
+                      f'{len(prompts[0])}-token prompt your decode multiplied {uses:,} position '
+                      f'vectors by layer {layer}\'s {key}; each of the {needed} positions needs it '
+                      f'once (the naive loop redoes them all at every step: {naive:,}): keep what '
+                      f'earlier positions computed instead of recomputing it')
+    counted_note = (f'each weight met at most {uses} position vectors for {needed} positions'
+                    if uses >= needed else
+                    'work not counted (your decode converts the weights, e.g. with np.asarray, '
+                    'which hides the products from the checker: the speed test decides)')
     # speed: fresh prompts (nothing to remember from an earlier call), fresh copies of the program
 
     def timed(fn, prompt):
@@ -289,22 +315,23 @@ def check_1_3(decode_fast):
                 for p in prompts[1:3])
     yours = []
     for prompt in prompts[3:]:
-        seconds, out = timed(lambda x: guard.call(decode_fast, x.copy(), copy.deepcopy(params),
-                                                  STEPS_1_3, None, what='your decode'), prompt)
+        seconds, out = timed(lambda x: _own_call('1.3', decode_fast, x.copy(),
+                                                 copy.deepcopy(params), STEPS_1_3, None,
+                                                 what='your decode'), prompt)
         if _tokens_out(out, 'your decode output') != decode(prompt, params,
                                                             max_steps=STEPS_1_3).tolist():
-            raise Finding(f'a {STEPS_1_3}-step run from prompt {prompt.tolist()} gave different '
-                          f'tokens than the naive loop', prompt.tolist())
+            raise Finding(f'a {size} from prompt {prompt.tolist()} gave different tokens than '
+                          f'the naive loop', prompt.tolist())
         yours.append(seconds)
     speedup = naive / max(min(yours), 1e-9)
-    if speedup < 1.5:
-        raise Finding(f'tokens right and each position computed once, but {STEPS_1_3} steps took '
-                      f'{min(yours):.3f} s vs {naive:.3f} s for the naive loop ({speedup:.1f}x; '
-                      f'at least 1.5x expected): what else does every step recompute?')
+    if speedup < SPEEDUP_1_3:
+        raise Finding(f'tokens right, but a {size} took {min(yours):.3f} s vs {naive:.3f} s for '
+                      f'the naive loop ({speedup:.1f}x; at least {SPEEDUP_1_3:.0f}x expected): '
+                      f'what else does every step recompute?')
     return Passed(f'the naive loop\'s tokens on {cases} seeded prompts over {SCOPE}, incl. '
-                  f'full blocks, 0 steps and an early eos, and on {STEPS_1_3}-step runs; '
-                  f'each weight met at most {uses} position vectors for {needed} positions; '
-                  f'about {speedup:.0f}x faster than the naive loop on fresh prompts')
+                  f'full blocks, 0 steps and an early eos, and on {STEPS_1_3}-step runs of a '
+                  f'program and prompts drawn afresh; {counted_note}; about {speedup:.0f}x faster '
+                  f'than the naive loop (at least {SPEEDUP_1_3:.0f}x needed)')
 
 
 # ----------------------------------------------------------------------------- 1.4
@@ -320,10 +347,10 @@ def check_1_4(transformer_at):
                   rng.integers(0, vocab, size=int(rng.integers(2, block))),
                   np.arange(block) % vocab]
         for tokens in inputs:
-            want = transformer(tokens, **params)
             on = f'{_describe(i, params)}, tokens {tokens.tolist()}'
             got = _own_call('1.4', transformer_at, tokens.copy(), what='your transformer',
                             on=on, **copy.deepcopy(params))
+            want = transformer(tokens, **params)     # after the call: not in any frame before
             got = guard.array(got, want.shape, what='your logits')
             err = np.max(np.abs(got - want)) / max(1.0, np.max(np.abs(want)))
             if not err < 1e-9:
@@ -342,9 +369,13 @@ def check_1_4(transformer_at):
 GREEDY_GAP = 0.05   # logit gap along the greedy checks: P(a non-argmax draw) < 4 exp(-500)
 
 
-@functools.lru_cache(maxsize=1)
 def _greedy_cases():
-    """(program, prompt) pairs whose greedy path of 6 steps never has a near tie."""
+    """(program, prompt) pairs whose greedy path of 6 steps never has a near tie (copies)."""
+    return [(copy.deepcopy(p), prompt.copy()) for p, prompt in _greedy_table()]
+
+
+@functools.lru_cache(maxsize=1)
+def _greedy_table():
     cases = []
     for i, p in enumerate(_programs(6)):
         rng = np.random.default_rng(600 + i)
@@ -358,9 +389,11 @@ def _greedy_cases():
     return cases
 
 
-@functools.lru_cache(maxsize=1)
 def _sampling_program():
     """1 layer, vocabulary 4, block 10: a next-token law that depends on the whole context.
+
+    Built anew at each call (cheap), so the program the laws are computed on is
+    one no submission has seen.
 
     Chosen among seeded programs so that the laws are spread (at T = 0.5 the likeliest
     token has about 0.7 on average), vary with the context, and differ between the
@@ -370,7 +403,8 @@ def _sampling_program():
                           scale=0.4)
 
 
-SAMPLING = dict(prompt=(2, 0), steps=8, runs=300, temperatures=(0.5, 1.0, 2.0))
+SAMPLING = MappingProxyType(dict(prompt=(2, 0), steps=8, runs=300,
+                                  temperatures=(0.5, 1.0, 2.0)))
 
 
 def _law_margin(n, tests):
@@ -419,7 +453,8 @@ def check_1_6(sample_decode):
         rng = np.random.default_rng(int(temperature * 100))
         runs = np.array([run(prompt, params, steps, temperature, rng, traced=k == 0)
                          for k in range(n)])
-        probs = softmax(transformer_batch(runs[:, :-1], params)[:, start - 1:] / temperature)
+        laws = _sampling_program()                   # the same program, never handed out
+        probs = softmax(transformer_batch(runs[:, :-1], laws)[:, start - 1:] / temperature)
         drawn = np.eye(vocab)[runs[:, start:]]                  # (n, steps, vocab) one-hot
         where = f'at temperature {temperature}, {n} seeded runs of {steps} steps from {prompt}'
         margin = ('; a right sampler stays within {:.3f} of that (this test fails a right '
@@ -463,11 +498,11 @@ def check_1_7(decode_window):
                  (rng.integers(0, vocab, size=2).tolist(), 0),
                  (rng.integers(0, vocab, size=int(rng.integers(1, block + 1))).tolist(), 40)]
         for prompt, steps in cases:
-            want = decode(prompt, params, max_steps=steps, window=True, cache=False).tolist()
             on = f'{_describe(i, params)}, block_size {block}, prompt {prompt}, {steps} steps'
             got = _tokens_out(_own_call('1.7', decode_window, np.array(prompt),
                                         copy.deepcopy(params), steps, what='your decode', on=on),
                               'your decode output')
+            want = decode(prompt, params, max_steps=steps, window=True, cache=False).tolist()
             if got != want:
                 k = next((j for j, (a, b) in enumerate(zip(got, want)) if a != b),
                          min(len(got), len(want)))
@@ -616,7 +651,7 @@ PUZZLES = [
     Puzzle('1.1', 'How short can the NumPy transformer get?', 'reflect'),
     Puzzle('1.2', 'How does the two-line self_attn2 differ from ours?', 'reflect'),
     Puzzle('1.3', 'Remove the repeated work in decode (KV cache)', 'checked', check_1_3,
-           'same tokens, each position once, 1.5x faster'),
+           'same tokens, each position once, 3x faster'),
     Puzzle('1.4', 'Rewrite the transformer with @ instead of einsum', 'checked', check_1_4),
     Puzzle('1.5', 'Port the transformer to another language', 'reflect'),
     Puzzle('1.6', 'Temperature sampling', 'checked', check_1_6),

@@ -10,7 +10,9 @@ Submitted builders get copies of the table; the program they return is read once
 prefixes of every length the block allows (random, and cut from other keys), so
 a program that only works at one place in the block fails.
 """
+import copy
 import functools
+from types import MappingProxyType
 
 import numpy as np
 
@@ -149,19 +151,34 @@ def check_3_2(build):
 
 # ----------------------------------------------------------------------------- 3.6
 
-SPEC_3_6 = dict(n=1000, key_len=5, vocab=1000, tok_dims=30, block=10, prefix=5, seeds=(0, 1, 2))
+SPEC_3_6 = MappingProxyType(dict(n=1000, key_len=5, vocab=1000, tok_dims=30, block=10, prefix=5,
+                                  seeds=(0, 1, 2)))
 GAIN = 0.02
 
 
-@functools.lru_cache(maxsize=1)
 def _table_3_6():
+    """The 3.6 table, a fresh copy each time (a builder could reach the cached one)."""
+    return tuple(a.copy() for a in _table_3_6_cached())
+
+
+@functools.lru_cache(maxsize=1)
+def _table_3_6_cached():
     return random_lookup_table(SPEC_3_6['n'], SPEC_3_6['key_len'], SPEC_3_6['vocab'],
                                np.random.default_rng(36))
 
 
-@functools.lru_cache(maxsize=None)
 def _book_3_6(seed):
-    """The book's builder on the 3.6 table with ``rng`` seed ``seed``, and its precision."""
+    """The book's builder on the 3.6 table with ``rng`` seed ``seed``, and its precision.
+
+    The program is a fresh copy each time: a builder that reached the cached one and
+    changed it could make any construction look like the book's.
+    """
+    params, score = _book_3_6_cached(seed)
+    return copy.deepcopy(params), score
+
+
+@functools.lru_cache(maxsize=None)
+def _book_3_6_cached(seed):
     spec, (ks, vs) = SPEC_3_6, _table_3_6()
     params = build_untied_transformer(ks, vs, spec['vocab'], spec['block'], spec['key_len'],
                                       spec['tok_dims'], rng=np.random.default_rng(seed))

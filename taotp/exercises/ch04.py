@@ -22,6 +22,7 @@ Two helpers here are shared by the checkers of Chapters 5 and 6:
   them).
 """
 import hashlib
+from types import MappingProxyType
 
 import numpy as np
 
@@ -343,9 +344,9 @@ def _book_total(sizes):
 
 
 # the book's totals at the sizes 4.4 and 4.5 try (the first two are the catalogue's numbers)
-BOOK_TOTALS = {(10, 100, 3): CATALOGUE['search-10'].source_total,
-               (1000, 100, 10): CATALOGUE['search-1000'].source_total,
-               (16, 64, 2): _book_total((16, 64, 2))}
+BOOK_TOTALS = MappingProxyType({(10, 100, 3): CATALOGUE['search-10'].source_total,
+                                (1000, 100, 10): CATALOGUE['search-1000'].source_total,
+                                (16, 64, 2): _book_total((16, 64, 2))})   # read-only
 
 
 @checker('4.5')

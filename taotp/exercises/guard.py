@@ -9,6 +9,7 @@ import sys
 import threading
 import time
 import traceback
+import types
 from contextlib import contextmanager
 
 import numpy as np
@@ -52,6 +53,12 @@ def _on_alarm(signum, frame):
     if due:
         raise _TimeUp(due[0])          # the outermost expired limit wins
     _arm()                             # woke early: wait for the next deadline
+
+
+def live(owner):
+    """True when ``owner`` is the owner of a running ``time_limit`` (a _TimeUp of no running
+    limit was raised by a submission itself, and is its bug, not a time-up)."""
+    return any(owner is o for _, o in _deadlines)
 
 
 @contextmanager
@@ -118,10 +125,14 @@ def call(fn, *args, what='your function', on=None, seconds=20, **kwargs):
             with time_limit(seconds) as mine:
                 return fn(*args, **kwargs)
         except _TimeUp as up:
-            if up.owner is not mine:
+            if up.owner is mine:
+                raise Finding(f'{what} took longer than {seconds} s{where}; is there an endless '
+                              f'loop?', on) from None
+            if live(up.owner):
                 raise                   # an enclosing budget ran out: not this call's fault
-            raise Finding(f'{what} took longer than {seconds} s{where}; is there an endless '
-                          f'loop?', on) from None
+            raise Finding(f'{what} raised {type(up).__name__}{where} (a time-up of no running '
+                          f'limit: raised by the submission itself)', on,
+                          traceback.format_exc()) from None
         except Finding:
             raise
         except KeyboardInterrupt:
@@ -305,17 +316,84 @@ def watching(forbidden):
 
     Used to tell a submission that hands a puzzle's work back to the package's own
     implementation (``sys.settrace``; slow, so only around the submission's calls).
+    Threads started in the body are watched too, and a body that switches the
+    watch off (``sys.settrace``) is recorded as ``'sys.settrace'``.  A submission
+    determined to hide (a reference to settrace bound beforehand, a process of its
+    own, a copy of the package's source) can: this is a guide, not a sandbox.
     """
     seen = []
-    previous = sys.gettrace()
+    previous, previous_threads, settrace = sys.gettrace(), threading.gettrace(), sys.settrace
 
     def tracer(frame, event, arg):
         if not seen and frame.f_code in forbidden:
             seen.append(forbidden[frame.f_code])
         return previous(frame, event, arg) if previous is not None else None
 
-    sys.settrace(tracer)
+    def switch(function):                 # the watch stays on; the attempt is recorded
+        if function is tracer:            # a new thread putting the watch on itself
+            settrace(tracer)
+        elif not seen:
+            seen.append('sys.settrace')
+
+    settrace(tracer)
+    threading.settrace(tracer)
+    sys.settrace = switch
     try:
         yield seen
+        if sys.gettrace() is not tracer and not seen:
+            seen.append('sys.settrace')
     finally:
-        sys.settrace(previous)
+        sys.settrace = settrace
+        settrace(previous)
+        threading.settrace(previous_threads)
+
+
+# ----------------------------------------------------------------------------- the package left as it was
+
+_PATCHABLE = ('__code__', '__defaults__', '__kwdefaults__')
+
+
+def _watched_modules():
+    return [(name, module) for name, module in list(sys.modules.items())
+            if module is not None and (name == 'builtins' or name.split('.')[0] in ('taotp', 'numpy'))]
+
+
+def module_state():
+    """What a submission could swap to fool a checker: every attribute of the package's,
+    NumPy's and the builtins' modules, and the code and defaults of the package's
+    functions and methods.  Compare and put back with ``restore_modules``."""
+    attrs, parts = {}, {}
+    for name, module in _watched_modules():
+        for attr, value in list(vars(module).items()):
+            if attr.startswith('__') or attr == '_':
+                continue
+            attrs[(name, attr)] = (module, value)
+            if not name.startswith('taotp'):
+                continue
+            members = [value, getattr(value, '__wrapped__', None)]   # lru_cache's function too
+            if isinstance(value, type) and value.__module__ == name:
+                members += [m for m in vars(value).values() if isinstance(m, types.FunctionType)]
+            for f in members:
+                if isinstance(f, types.FunctionType):
+                    parts[id(f)] = (f, tuple(getattr(f, k) for k in _PATCHABLE))
+    return attrs, parts
+
+
+def restore_modules(state):
+    """Put back whatever changed since ``module_state()``; return the changed names."""
+    attrs, parts = state
+    changed = []
+    for (name, attr), (module, value) in attrs.items():
+        now = vars(module).get(attr, _MISSING)
+        if now is not value:
+            changed.append(f'{name}.{attr}')
+            setattr(module, attr, value)
+    for f, saved in parts.values():
+        for key, value in zip(_PATCHABLE, saved):
+            if getattr(f, key) is not value:
+                changed.append(f'{f.__module__}.{f.__qualname__}.{key}')
+                setattr(f, key, value)
+    return changed
+
+
+_MISSING = object()

@@ -56,27 +56,43 @@ def checker(puzzle_id, budget=BUDGET):
     provoked by a strange submission, ``SystemExit`` included) is reported as a
     finding too.  The whole check, the processing of returned values included,
     runs within ``budget`` seconds; the PASS line states the budget.  A real
-    Ctrl-C still stops it.
+    Ctrl-C still stops it.  An answer that rewrites the package while it is
+    checked (a function of ``taotp``, NumPy or the builtins swapped, e.g. the
+    checker's own helper) is refused and the package put back
+    (``guard.module_state``).
     """
+    state, restore = guard.module_state, guard.restore_modules   # bound now: a submission
+                                                                 # cannot swap them later
+
     def wrap(body):
         @functools.wraps(body)
         def run(answer, *args, verbose=False, **kwargs):
+            before = state()
             with guard._real_interrupts_pass() as user_pressed_ctrl_c:
                 try:
-                    with guard.time_limit(budget) as mine:
-                        outcome = body(answer, *args, **kwargs)
-                        if not isinstance(outcome, Passed):
-                            raise RuntimeError(f'checker {puzzle_id} returned {outcome!r}')
+                    try:
+                        with guard.time_limit(budget) as mine:
+                            outcome = body(answer, *args, **kwargs)
+                    finally:
+                        changed = restore(before)
+                    if changed:
+                        raise Finding(f'your answer changed {changed[0]} while it was being '
+                                      f'checked (put back now): a check runs on the package as '
+                                      f'it is, so it cannot vouch for an answer that rewrites it')
+                    if not isinstance(outcome, Passed):
+                        raise RuntimeError(f'checker {puzzle_id} returned {outcome!r}')
                     result = CheckResult(puzzle_id, True,
                                          f'{outcome.message} · time budget {budget} s')
                 except Finding as f:
                     result = CheckResult(puzzle_id, False, f.message, f.counterexample, f.detail)
                 except guard._TimeUp as up:
-                    if up.owner is not mine:
+                    if up.owner is not mine and guard.live(up.owner):
                         raise
-                    result = CheckResult(
-                        puzzle_id, False, f'the check did not finish within its {budget} s '
-                        f'budget: your answer (or a value it returned, when read) is too slow')
+                    why = (f'the check did not finish within its {budget} s budget: your answer '
+                           f'(or a value it returned, when read) is too slow' if up.owner is mine
+                           else 'your answer raised _TimeUp itself (a time-up of no running limit)')
+                    result = CheckResult(puzzle_id, False, why, detail='' if up.owner is mine
+                                         else traceback.format_exc())
                 except KeyboardInterrupt:
                     if user_pressed_ctrl_c():
                         raise
