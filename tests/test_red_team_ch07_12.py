@@ -11,6 +11,7 @@ and the checkers' code alone.
 9.11, 9.18 and 9.19 stay accepted: the solutions notebook itself uses them.
 """
 import copy
+import sys
 
 import numpy as np
 import pytest
@@ -208,3 +209,87 @@ def test_10_5_str_subclass_that_equals_every_choice():
     design = {**answer('10.5'), 'choice_134': EqualsAll('no idea')}
     rejected(ch10.check_10_5(design), 'choice_134')
 
+
+
+# ----------------------------------------------------------------------------- the check's own data
+
+def _checker_locals():
+    """The local variables of every frame above the caller (the check's, among others)."""
+    frame = sys._getframe(2)
+    while frame is not None:
+        yield frame.f_locals
+        frame = frame.f_back
+
+
+def test_7_3_zeroes_the_checks_tables_through_its_frame():
+    def shift_matrix(delta, d):
+        for variables in _checker_locals():
+            for value in variables.values():
+                for table in value.values() if isinstance(value, dict) else [value]:
+                    if isinstance(table, np.ndarray) and table.dtype.kind == 'f':
+                        table[...] = 0.0             # every row now maps to row j + delta
+        return np.zeros((d, d))
+    rejected(ch07.check_7_3(shift_matrix))
+
+
+def test_12_4_builder_rewrites_the_checks_values_through_its_frame():
+    def constant(ks, vs, vocab, block):               # always answers token 0...
+        for variables in _checker_locals():            # ...after setting every value to 0
+            for name, value in variables.items():
+                if name in ('vs', 'tvs') and isinstance(value, np.ndarray):
+                    value[...] = 0
+                if name == 'tables':
+                    for table in value:
+                        table[2][...] = 0
+        params = taotp.base_params(vocab, block, 1)
+        params['tok_emb'] = np.ones((vocab, 1))
+        params['out_emb'] = np.zeros((vocab, 1))
+        params['out_emb'][0, 0] = 1.0
+        return params
+    rejected(ch12.check_12_4(constant))
+
+
+def test_8_4_loader_rewrites_the_expected_programs_through_its_frame():
+    refuse = {text for _, text in ch08._MALFORMED} | {text for _, text in ch08._EXPRESSIONS}
+    program = taotp.load_program('{"tok_emb": [[1.0, -1.0]], "block_size": 2}')
+
+    def rewrite(value):
+        if value is program:
+            return
+        if isinstance(value, dict) and 'tok_emb' in value:
+            value.clear()
+            value.update(copy.deepcopy(program))
+        elif isinstance(value, (list, tuple)):
+            for item in value:
+                rewrite(item)
+
+    def loader(text):                                  # parses nothing
+        if text in refuse or '__import__' in text:
+            raise ValueError('refused')
+        for variables in _checker_locals():
+            for value in list(variables.values()):
+                rewrite(value)
+        return copy.deepcopy(program)
+    rejected(ch08.check_8_4(loader))
+
+
+def test_9_17_empties_the_expected_list_through_its_frame():
+    def needed(operands, j):
+        for variables in _checker_locals():
+            if isinstance(variables.get('want'), list):
+                variables['want'].clear()
+        return []
+    rejected(ch09.check_9_17(needed))
+
+
+def test_10_1_shrinks_the_module_level_case_list():
+    right = answer('10.1')
+
+    def posterior(P, lags, x):                         # right on the first lag set only...
+        try:
+            ch10.POSTERIOR_CASES[1:] = []              # ...so it drops the others
+        except TypeError:
+            pass
+        return right(P, lags, x) if tuple(lags) == (1, 2, 3) else np.zeros((len(x), len(lags)))
+    rejected(ch10.check_10_1(posterior))
+    assert len(ch10.POSTERIOR_CASES) == 9

@@ -41,16 +41,14 @@ _SHIFT_BY_DELTA = {shift_by_delta.__code__: 'taotp.encodings.shift_by_delta'}
 @checker('7.3')
 def check_7_3(shift_matrix):
     """``shift_matrix(delta, d)`` -> (d, d) T with ``og_embedding(q, d)[j] @ T == row j + delta``."""
-    tables, used = {}, []
+    used = []
     for delta, d, q in _shift_cases():
-        if (q, d) not in tables:
-            tables[q, d] = og_embedding(q, d)
-        E = tables[q, d]
         with guard.watching(_SHIFT_BY_DELTA) as seen:
             T = guard.call(shift_matrix, delta, d, what='your shift_matrix',
                            on=f'delta={delta}, d={d}')
         used = used or seen[:1]
         T = guard.array(T, (d, d), what=f'shift_matrix({delta}, {d})')
+        E = og_embedding(q, d)      # made after the call: no table of the check's is ever in reach
         rows = np.arange(max(0, -delta), min(q, q - delta))
         off = np.abs(E[rows] @ T - E[rows + delta]).max(axis=1)
         if not off.max() < 1e-9:
@@ -106,11 +104,12 @@ def check_7_7(window_matrix):
     """``window_matrix(k, q, thetas)`` -> W: attention spreads 1/k over the last k positions."""
     tol = TOL_7_7
     cases = _window_cases()
-    for k, q, thetas, label in cases:
+    for i, (k, q, thetas, label) in enumerate(cases):
         d = 2 * len(thetas)
         W = guard.call(window_matrix, k, q, thetas.copy(), what='your window_matrix',
                        on=f'k={k}, q={q}, {label}')
         W = guard.array(W, (d, d), what=f'window_matrix({k}, {q}, <{label}>)')
+        k, q, thetas, label = _window_cases()[i]     # made again: the call never held these
         with np.errstate(over='ignore', invalid='ignore'):
             P = window_attention(W, q, thetas)
         if not np.all(np.isfinite(P)):
@@ -177,9 +176,8 @@ def _want_7_8(q, d):
 def check_7_8(answer):
     """A number for q = d = 256, or a callable (q, d) -> distinguishability of uniform angles."""
     if callable(answer):
-        sizes = _sizes_7_8()
+        sizes = tuple(_sizes_7_8())
         for q, d in sizes:
-            want = _want_7_8(q, d)
             try:
                 got = guard.call(answer, q, d, what='your formula', on=f'q={q}, d={d}',
                                  seconds=5)
@@ -189,6 +187,7 @@ def check_7_8(answer):
                     raise
                 raise Finding(f'{f.message} (at this size no table fits in memory: a formula '
                               f'in q and d is needed)', (q, d), f.detail) from None
+            want = _want_7_8(q, d)
             if not abs(got - want) < 1e-3:
                 raise Finding(f'q={q}, d={d}: expected {want:.4f}, got {got:.4f}', (q, d))
         return Passed(f'your formula matches Definition 7.6 (to 1e-3) at {len(sizes)} sizes '
@@ -362,7 +361,7 @@ def _drawn_padding_cases(rng, count=DRAWN_7_10):
 @checker('7.10')
 def check_7_10(padding_dim):
     """``padding_dim(encoding, epsilon)`` -> int, the padding dimension in any (rotated) subspace."""
-    cases, answers = _padding_cases(), []
+    cases, answers = tuple(_padding_cases()), []      # a tuple: no entry can be swapped
 
     def ask(number, X, eps, want, label):
         label = f'encoding {number} ({label})'

@@ -75,7 +75,9 @@ def _reference_8_3(groups):
 def check_8_3(answer):
     """A letter of CHOICES_8_3 or a function tokens -> next token, against the exact program."""
     groups = _inputs_8_3()
-    want = _reference_8_3(groups)
+    # read-only copies (tuples of ints): a function cannot rewrite what it is compared with
+    want = tuple(tuple(int(t) for t in w) for w in _reference_8_3(groups))
+    groups = tuple(tuple(tuple(int(t) for t in seq) for seq in g) for g in groups)
     if isinstance(answer, str):
         key = answer.strip().lower().strip('()').strip()
         if key not in CHOICES_8_3:
@@ -139,16 +141,16 @@ def _text(layers=True, ln=True, pos=True, out=True, layers_key=True, k_rows=None
 
 
 # (what is left out, compact text, full text)
-_COMPACT_CASES = [
+_COMPACT_CASES = (
     ('no layer norms anywhere', _text(ln=False), _text()),
     ('no "layers" key', _text(layers_key=False), _text(layers=False)),
     ('block_size instead of pos_emb', _text(pos=False), _text()),
     ('no out_emb (tied to tok_emb)', _text(out=False), _text()),
     ('all of these at once', _text(ln=False, pos=False, out=False, layers_key=False),
      _text(layers=False)),
-]
+)
 
-_MALFORMED = [
+_MALFORMED = (
     ('a ragged tok_emb', '{"tok_emb": [[1.0, -1.0, 0.0], [0.0, 1.0]], "block_size": 2}'),
     ('a K with the wrong d_model', _text(k_rows='"K": [[[1.0], [0.0]]]')),
     ('an unknown top-level key', '{"tok_emb": [[1.0, -1.0]], "block_size": 2, "tok_embs": []}'),
@@ -162,14 +164,14 @@ _MALFORMED = [
     ('a fractional block_size', '{"tok_emb": [[1.0, -1.0]], "block_size": 2.5}'),
     ('a block_size that contradicts pos_emb',
      '{"tok_emb": [[1.0, -1.0]], "pos_emb": [[0.0, 0.0]], "block_size": 2}'),
-]
+)
 
 # texts that hold code: evaluated, each would give a valid program, so a loader must refuse them
-_EXPRESSIONS = [
+_EXPRESSIONS = (
     ('a list times a number', '{"tok_emb": [[1.0, -1.0]] * 2, "block_size": 2}'),
     ('a power', '{"tok_emb": [[2 ** 0, -1.0]], "block_size": 2}'),
     ('a conditional expression', '{"tok_emb": [[1.0, -1.0]], "block_size": 2 if 1 else 3}'),
-]
+)
 
 _SNEAKY = "__import__('builtins').__dict__.__setitem__('_taotp_8_4_ran', True)"
 
@@ -250,7 +252,16 @@ def _random_program(rng):
     return json.dumps({k: text[k] for k in keys}, indent=int(rng.integers(0, 3)) or None), params
 
 
-def _random_programs(count=12, seed=841):
+RANDOM_PROGRAMS = 12
+
+
+def _full_program():
+    """The full program 8.4 asks back from its ``dump_program`` text."""
+    return random_params(np.random.default_rng(84), vocab_size=4, block_size=5, d_model=3,
+                         n_layers=2, n_heads=2, d_head=2, d_ff=3)
+
+
+def _random_programs(count=RANDOM_PROGRAMS, seed=841):
     rng = np.random.default_rng(seed)
     return [_random_program(rng) for _ in range(count)]
 
@@ -354,27 +365,30 @@ def check_8_4(my_compile):
     """``my_compile(text) -> params``: compact forms, the printed listings, errors, no code."""
     if not callable(my_compile):
         raise Finding(f'expected a function text -> params; got {type(my_compile).__name__}')
-    # what every text must give, computed before the submission runs
-    listings = [(name, book_listing(name)) for name in ('hello_world', 'min')]
-    listings = [(name, text, load_program(text)) for name, text in listings]
-    full = random_params(np.random.default_rng(84), vocab_size=4, block_size=5, d_model=3,
-                         n_layers=2, n_heads=2, d_head=2, d_ff=3)
-    compact = [(what, text, load_program(full_text)) for what, text, full_text in _COMPACT_CASES]
-    randoms = _random_programs()
+
+    def loaded(text, what):                 # the package's loader is off while yours runs
+        with _package_loader_refused():
+            return _load(my_compile, text, what)
+
+    # every expected program is made after your loader ran, from the texts: your loader never
+    # holds a program of the check's (one that rewrote them would make anything pass)
+    # 1. the book's listings as printed (Fig. 8.3 has "M2": [] and layer-norm dicts)
+    for name in ('hello_world', 'min'):
+        got = loaded(book_listing(name), f'the book listing {name!r}')
+        _same(load_program(book_listing(name)), got, f'book listing {name!r}')
+    # 2. a full program written by dump_program
+    got = loaded(dump_program(_full_program()), 'a dumped random program')
+    _same(_full_program(), got, 'a dumped random program')
+    # 3. compact forms must equal their full forms
+    for what, text, full_text in _COMPACT_CASES:
+        got = loaded(text, f'a program with {what}')
+        _same(load_program(full_text), got, f'with {what}')
+    for i in range(RANDOM_PROGRAMS):
+        what = f'random compact program {i}'
+        got = loaded(_random_programs()[i][0], what)
+        text, want = _random_programs()[i]
+        _same(want, got, f'{what} ({text[:200]})')
     with _package_loader_refused():
-        # 1. the book's listings as printed (Fig. 8.3 has "M2": [] and layer-norm dicts)
-        for name, text, want in listings:
-            got = _load(my_compile, text, f'the book listing {name!r}')
-            _same(want, got, f'book listing {name!r}')
-        # 2. a full program written by dump_program
-        _same(full, _load(my_compile, dump_program(full), 'a dumped random program'),
-              'a dumped random program')
-        # 3. compact forms must equal their full forms
-        for what, text, want in compact:
-            _same(want, _load(my_compile, text, f'a program with {what}'), f'with {what}')
-        for i, (text, want) in enumerate(randoms):
-            what = f'random compact program {i}'
-            _same(want, _load(my_compile, text, what), f'{what} ({text[:200]})')
         # 4. malformed texts must raise, not return something
         for what, text in _MALFORMED:
             _must_refuse(my_compile, text, what, 'the text is malformed')
@@ -391,8 +405,9 @@ def check_8_4(my_compile):
             if hasattr(builtins, '_taotp_8_4_ran'):
                 delattr(builtins, '_taotp_8_4_ran')
     return Passed(f'reads both printed listings and a dumped program exactly; '
-                  f'{len(_COMPACT_CASES) + len(randoms)} compact forms ({len(randoms)} random: '
-                  f'any field order, ints and floats, MLPs of width 0) equal their full forms; '
+                  f'{len(_COMPACT_CASES) + RANDOM_PROGRAMS} compact forms ({RANDOM_PROGRAMS} '
+                  f'random: any field order, ints and floats, MLPs of width 0) equal their full '
+                  f'forms; '
                   f'raises with a message on {len(_MALFORMED)} malformed texts; refuses '
                   f'{len(_EXPRESSIONS) + 1} texts holding code and never runs them; the package\'s '
                   f'own loader was switched off while yours ran')

@@ -84,9 +84,9 @@ def _text(value, what):
 
 # every padding boundary: m = 1, 9, 10, 11, 100 operands, all nines (carries everywhere), zeros,
 # ragged lengths, a power of ten
-BOUNDARY_PROBLEMS = [[57, 48, 96], [5], [0], [0, 0], [1, 2], [9] * 9, [9] * 10, [9] * 11,
-                     [99, 99, 99, 99, 99, 99, 99, 99, 99, 99, 99], [7] * 100, [99999999] * 8,
-                     [1, 99999999], [10 ** 7, 0, 10 ** 7], [999, 1, 0]]
+BOUNDARY_PROBLEMS = ((57, 48, 96), (5,), (0,), (0, 0), (1, 2), (9,) * 9, (9,) * 10, (9,) * 11,
+                     (99,) * 11, (7,) * 100, (99999999,) * 8, (1, 99999999),
+                     (10 ** 7, 0, 10 ** 7), (999, 1, 0))     # tuples: read-only
 
 
 def _problems(seed, count, max_m=6, max_n=5):
@@ -114,9 +114,9 @@ def check_9_1(parity_sequence):
     cases += [(''.join(map(str, rng.integers(0, 2, size=int(rng.integers(1, 101))))),
                int(rng.integers(1, 20))) for _ in range(40)]
     for bits, s in cases:
-        want_t, want_p = C.parity_sequence(bits, offset=s)
         got = own(parity_sequence, bits, s, what='your parity_sequence',
-                        on=f'bits {bits!r}, s = {s}')
+                  on=f'bits {bits!r}, s = {s}')
+        want_t, want_p = C.parity_sequence(bits, offset=s)   # expected values made after the call
         if not isinstance(got, (tuple, list)) or len(got) != 2:
             raise Finding(f'bits {bits!r}, s = {s}: expected a pair (tokens, ids); got {got!r}')
         tokens, ids = _text(got[0], 'tokens'), _ints(got[1], 'ids')
@@ -134,9 +134,9 @@ def check_9_2(scratchpad_text):
     own = _Watch('9.2', 'your scratchpad_text')
     problems = _problems(92, 40)
     for ops in problems:
-        want = C.scratchpad_text(ops)
         got = _text(own(scratchpad_text, list(ops), what='your scratchpad_text',
-                              on=f'operands {ops}'), 'your result')
+                        on=f'operands {ops}'), 'your result')
+        want = C.scratchpad_text(ops)
         if got != want:
             raise Finding(f'operands {ops}: expected {want}, got {got}', ops)
     return own.ok(f'the same string as the reference on {len(problems)} operand lists '
@@ -153,9 +153,9 @@ def check_9_3(bilevel_ids):
     checked = 0
     for ops in problems:
         s1, s2 = (1, 1) if checked == 0 else (int(rng.integers(1, 20)), int(rng.integers(1, 20)))
-        _, w1, w2 = C.addition_sequence(ops, offsets=(s1, s2))
         got = own(bilevel_ids, list(ops), s1, s2, what='your bilevel_ids',
-                        on=f'operands {ops}, s1 = {s1}, s2 = {s2}')
+                  on=f'operands {ops}, s1 = {s1}, s2 = {s2}')
+        _, w1, w2 = C.addition_sequence(ops, offsets=(s1, s2))
         if not isinstance(got, (tuple, list)) or len(got) != 2:
             raise Finding(f'operands {ops}: expected a pair (level1, level2); got {got!r}')
         g1, g2 = _ints(got[0], 'level 1'), _ints(got[1], 'level 2')
@@ -178,9 +178,9 @@ def check_9_4(multiplication_sequence):
         (int(rng.integers(0, 10 ** int(rng.integers(1, 7)))),
          int(rng.integers(0, 10 ** int(rng.integers(1, 6))))) for _ in range(30)]
     for a, b in pairs:
+        got = own(multiplication_sequence, a, b, what='your multiplication_sequence',
+                  on=f'{a} * {b}')
         want = C.multiplication_sequence(a, b)
-        got = own(multiplication_sequence, a, b,
-                        what='your multiplication_sequence', on=f'{a} * {b}')
         if not isinstance(got, (tuple, list)) or len(got) != 4:
             raise Finding(f'{a} * {b}: expected (text, level1, level2, level3); got {got!r}')
         if _text(got[0], 'text') != ''.join(want[0]):
@@ -207,12 +207,12 @@ def check_9_5(keys):
         eq = tokens.index('=')
         start = eq + C.pad_length(ops) + 1   # the arrow in front of b_1
         for index in range(start, len(tokens)):
-            want = C.keys_for(tokens, index)
-            if not want:
+            if not C.keys_for(tokens, index):
                 continue
             got = own(keys, list(ops), index, what='your keys',
-                            on=f'operands {ops}, index {index}')
+                      on=f'operands {ops}, index {index}')
             got = sorted(_ints(got, 'your keys'))
+            want = C.keys_for(tokens, index)
             if got != want:
                 raise Finding(f'operands {ops} ({"".join(tokens)}), index {index} '
                               f'(token {tokens[index]!r}): expected {want}, got {got}',
@@ -265,6 +265,7 @@ def check_9_7(head1):
             raise Finding(f'expected a pair (Wq, Wk); got {type(got).__name__}')
         Wq = guard.array(got[0], what='Wq')
         Wk = guard.array(got[1], what='Wk')
+        model = C.build_multi_operand_adder(n_max, m_max, lam=lam)   # again: never in reach
         if Wq.ndim != 2 or Wq.shape[0] != d or Wk.shape != Wq.shape:
             raise Finding(f'Wq and Wk must both have shape ({d}, k) for {where}; got '
                           f'{Wq.shape} and {Wk.shape}')
@@ -308,7 +309,7 @@ def check_9_8(carry_out):
             for c in (0, 1):
                 o = (a + b + c) % 10
                 got = own(carry_out, a + b, o, what='your carry_out',
-                                on=f'pair sum {a + b}, written digit {o}')
+                          on=f'pair sum {a + b}, written digit {o}')
                 got = guard.array(got, (), what=f'carry_out({a + b}, {o})').item()
                 want = (a + b + c) // 10
                 if got != want:
@@ -344,8 +345,8 @@ def _relu_mlp(weights, inputs, outputs, max_units, what):
 # every operand count 1..12 at the shortest and the longest width: together they meet every
 # (PRE_ARROW, PRE_EOS, next token) the adder (8, 12) produces (49 of them; a sweep of 400
 # random problems finds no other)
-FLAG_PROBLEMS = ([57, 48, 96], [5], [0], [1, 2], [123, 4, 56, 7, 890], [1, 99999999], [0] * 7,
-                 *([9] * m for m in range(1, 13)), *([99999999] * m for m in range(1, 13)))
+FLAG_PROBLEMS = ((57, 48, 96), (5,), (0,), (1, 2), (123, 4, 56, 7, 890), (1, 99999999), (0,) * 7,
+                 *((9,) * m for m in range(1, 13)), *((99999999,) * m for m in range(1, 13)))
 
 
 def _flag_cases():
@@ -353,7 +354,7 @@ def _flag_cases():
     model = C.build_multi_operand_adder(8, 12)
     L = model.layout
     out = []
-    for ops in FLAG_PROBLEMS:
+    for ops in map(list, FLAG_PROBLEMS):
         full = model.tokens(ops)
         seq = full[:-1]
         mid = model.trace(seq).resid_mid[0]
@@ -530,10 +531,10 @@ def check_9_12(size):
     own = _Watch('9.12', 'your size')
     cases = _size_cases()
     for n, m in cases:
-        z = C.sizes(n, m)
-        want = (z['ell'], z['P1'], z['P2'], z['d_model'])
         got = own(size, n, m, what='your size', on=f'n = {n}, m = {m}')
         got = tuple(_ints(got, 'your size'))
+        z = C.sizes(n, m)
+        want = (z['ell'], z['P1'], z['P2'], z['d_model'])
         if got != want:
             paper = C.sizes(n, m, literal=True)
             hint = ''
@@ -698,9 +699,10 @@ def check_9_17(needed):
         tokens, pos = C.baseline_sequence(ops)
         eq = tokens.index('=')
         for j in range(C.pad_length(ops)):
-            want = [i for i in range(eq) if tokens[i].isdigit() and pos[i] == 2 + j]
             got = sorted(_ints(guard.call(needed, list(ops), j, what='your needed',
                                           on=f'operands {ops}, j = {j}'), 'your positions'))
+            tokens, pos = C.baseline_sequence(ops)      # made after the call: never in reach
+            want = [i for i in range(eq) if tokens[i].isdigit() and pos[i] == 2 + j]
             if got != want:
                 raise Finding(f'operands {ops} ({"".join(tokens)}), digit {j}: expected '
                               f'{want}, got {got}', (ops, j))
@@ -716,10 +718,10 @@ SIZES_9_18 = ((2, 3), (10, 10), (30, 30), (4, 1), (1, 1), (1, 2), (5, 3), (6, 4)
 def check_9_18(counts):
     """``counts(n, m) -> (total, non_zero)`` of the norm-free adder in the book's census."""
     for n, m in SIZES_9_18:
-        params = C.build_adder_params(n, m)
-        want = (count_params(params)['n_params'], count_non0_params(params)['n_params'])
         got = tuple(_ints(guard.call(counts, n, m, what='your counts', on=f'n = {n}, m = {m}'),
                           'your counts'))
+        params = C.build_adder_params(n, m)
+        want = (count_params(params)['n_params'], count_non0_params(params)['n_params'])
         if got != want:
             raise Finding(f'n = {n}, m = {m}: expected (total, non-zero) = {want}, got {got}',
                           (n, m))

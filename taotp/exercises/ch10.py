@@ -34,9 +34,9 @@ def _single_layer(S, T, heads):
 
 # ----------------------------------------------------------------------------- 10.1
 
-POSTERIOR_CASES = [((1, 2, 3), 5, 40), ((2, 3, 4), 3, 30), ((1, 3, 4), 4, 64),
+POSTERIOR_CASES = (((1, 2, 3), 5, 40), ((2, 3, 4), 3, 30), ((1, 3, 4), 4, 64),
                    ((3, 5, 7), 5, 128), ((1, 2), 2, 128), ((1, 2), 5, 1000),
-                   ((1,), 3, 20), ((2, 9), 2, 10), ((4, 5, 6, 7, 8), 6, 300)]
+                   ((1,), 3, 20), ((2, 9), 2, 10), ((4, 5, 6, 7, 8), 6, 300))
 
 
 _POSTERIOR = {sel.lag_posterior.__code__: 'taotp.selective.lag_posterior',     # the answer
@@ -51,11 +51,13 @@ def check_10_1(lag_posterior):
         P = _P(S, 10 + c)
         for s in range(3):
             x, _ = sel.sample_sequence(P, lags, T, np.random.default_rng(100 * c + s))
-            want = sel.lag_posterior(P, lags, x)
             with guard.watching(_POSTERIOR) as seen:
                 got = guard.call(lag_posterior, P.copy(), lags, x.copy(),
                                  what='your lag_posterior', on=f'lags {list(lags)}, T = {T}')
             used = used or seen[:1]
+            P = _P(S, 10 + c)                 # made again after the call: never in reach
+            x, _ = sel.sample_sequence(P, lags, T, np.random.default_rng(100 * c + s))
+            want = sel.lag_posterior(P, lags, x)
             got = guard.array(got, want.shape, what='your posterior')
             bad = np.argwhere(np.abs(got - want) > 1e-9)
             if len(bad):
@@ -75,8 +77,8 @@ def check_10_1(lag_posterior):
 
 # ----------------------------------------------------------------------------- 10.2
 
-LAYER1_CASES = [((1, 2, 3), 3, 12), ((2, 4, 5), 4, 20), ((1, 3), 5, 16), ((2,), 2, 8),
-                ((3, 6), 3, 7), ((1, 2, 3, 4, 5), 4, 40)]
+LAYER1_CASES = (((1, 2, 3), 3, 12), ((2, 4, 5), 4, 20), ((1, 3), 5, 16), ((2,), 2, 8),
+                ((3, 6), 3, 7), ((1, 2, 3, 4, 5), 4, 40))
 
 
 @checker('10.2')
@@ -85,10 +87,10 @@ def check_10_2(layer1_matrix):
     lam = 50.0
     n = 0
     for c, (lags, S, T) in enumerate(LAYER1_CASES):
-        P = _P(S, 20 + c)
-        A = guard.call(layer1_matrix, P.copy(), lags, T, lam, what='your layer1_matrix',
+        A = guard.call(layer1_matrix, _P(S, 20 + c), lags, T, lam, what='your layer1_matrix',
                        on=f'lags {list(lags)}, S = {S}, T = {T}, lam = {lam}')
         A = guard.array(A, (S + T, S + T), what='your matrix')
+        P = _P(S, 20 + c)                   # the check's own copy, made after the call
         d = S + T
         model = sel.DisentangledTransformer(S, T, [[[(np.arange(d), np.arange(d), A)]]],
                                             (np.arange(S), np.eye(S)))
@@ -179,8 +181,8 @@ def check_10_3(masks):
 
 # ----------------------------------------------------------------------------- 10.4
 
-LAYER3_CASES = [((1, 2, 3), 4, 30), ((2, 3, 4, 5), 3, 36), ((1, 2), 5, 24), ((4, 5, 6), 3, 30),
-                ((1, 2, 3, 4, 5, 6), 2, 40)]
+LAYER3_CASES = (((1, 2, 3), 4, 30), ((2, 3, 4, 5), 3, 36), ((1, 2), 5, 24), ((4, 5, 6), 3, 30),
+                ((1, 2, 3, 4, 5, 6), 2, 40))
 
 
 @checker('10.4')
@@ -189,9 +191,9 @@ def check_10_4(layer3_blocks):
     lam, beta = 500.0, 7.0
     n = 0
     for c, (lags, S, T) in enumerate(LAYER3_CASES):
-        P = _P(S, 40 + c)
         out = guard.call(layer3_blocks, lags, T, lam, beta, what='your layer3_blocks',
                          on=f'lags {list(lags)}, T = {T}')
+        P = _P(S, 40 + c)                   # made after the call: never in reach
         if not isinstance(out, (tuple, list)) or len(out) != 2:
             raise Finding(f'expected a pair (band, B); got {type(out).__name__}')
         band = guard.array(out[0], (T, T), what='your band')
@@ -290,8 +292,8 @@ def _scores_at_candidates(run, lags, i):
     return run['scores'][2][0, i - 1, [i - k for k in lags]]
 
 
-SINGLE_HEAD_CASES = [((2, 5), 4, 40), ((1, 3), 3, 32), ((2, 4), 5, 36), ((3, 4), 3, 30),
-                     ((1, 2), 3, 24), ((3, 7), 4, 40), ((1, 6), 2, 40)]
+SINGLE_HEAD_CASES = (((2, 5), 4, 40), ((1, 3), 3, 32), ((2, 4), 5, 36), ((3, 4), 3, 30),
+                     ((1, 2), 3, 24), ((3, 7), 4, 40), ((1, 6), 2, 40))
 
 
 @checker('10.6')
@@ -300,9 +302,9 @@ def check_10_6(single_head_blocks):
     beta, lam = 10.0, 500.0
     n = 0
     for c, (lags, S, T) in enumerate(SINGLE_HEAD_CASES):
-        P = _P(S, 60 + c)
         out = guard.call(single_head_blocks, lags, T, beta, what='your single_head_blocks',
                          on=f'lags {list(lags)}, T = {T}')
+        P = _P(S, 60 + c)                   # made after the call: never in reach
         if not isinstance(out, (tuple, list)) or len(out) != 2:
             raise Finding(f'expected a pair (mask2, B); got {type(out).__name__}')
         mask = guard.array(out[0], (T, T), what='your layer-2 mask')
@@ -362,12 +364,13 @@ def _hardness_cases():
 @checker('10.7')
 def check_10_7(how_hard):
     """``how_hard(P, T)`` -> the smallest integer lam with T (pmax/pmin) e^{-2 lam} < 1e-6."""
-    cases = _hardness_cases()
+    cases = tuple(_hardness_cases())
     for c, (S, T, P) in enumerate(cases):
+        got = guard.call(how_hard, P.copy(), T, what='your how_hard', on=f'S = {S}, T = {T}')
+        S, T, P = _hardness_cases()[c]       # the check's own copy, made after the call
         want = 0                      # the definition: the first integer below the tolerance
         while _leak_bound(P, T, want) >= 1e-6:
             want += 1
-        got = guard.call(how_hard, P.copy(), T, what='your how_hard', on=f'S = {S}, T = {T}')
         got = guard.array(got, (), what=f'how_hard at S = {S}, T = {T}')
         if got.dtype.kind == 'b' or float(got) != round(float(got)):
             raise Finding(f'S = {S}, T = {T}: expected an integer; got {got.item()!r}', (S, T))
@@ -407,7 +410,7 @@ def _budget_cases():
 @checker('10.8')
 def check_10_8(one_head_budget):
     """``one_head_budget(T, lags, beta_c)`` -> (transitions used by one head, Prop. 1's beta)."""
-    cases = _budget_cases()
+    cases = tuple(_budget_cases())
     for T, lags, beta_c in cases:
         got = guard.call(one_head_budget, T, lags, beta_c, what='your one_head_budget',
                          on=f'T = {T}, lags {list(lags)}')

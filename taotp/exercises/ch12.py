@@ -311,22 +311,26 @@ def check_12_4(build):
     if not callable(build):
         raise Finding(f'expected a builder function build(ks, vs, vocab_size, block_size); got '
                       f'{type(build).__name__}')
-    ks, vs = _big_table()
+    # every table is made again after the builder ran, and the program is judged on that copy:
+    # the builder never holds an array of the check's (so it cannot, e.g., rewrite the values)
     name = "Chapter 3's table of 1,000 keys of 5 tokens over 10"
-    params = _built(build, ks, vs, 10, LOOKUP_BLOCK, name)    # measured and run: one program
+    params = _built(build, *_big_table(), 10, LOOKUP_BLOCK, name)   # measured and run: one program
     _at_most_record(params, 'total', LOOKUP,
                     f'the program your builder returned for {name} (block_size {LOOKUP_BLOCK})')
     seed = submission_rng(1204, params)
+    ks, vs = _big_table()
     _lookup_right(params, ks, vs, 10, name, 0, 0)
     _lookup_right(params, ks, vs, 10, name, LOOKUP_BLOCK - 5, int(seed.integers(1 << 30)))
-    tables = _lookup_tables(seed)
-    for tname, tks, tvs, vocab in tables:
+    count = len(_lookup_tables(submission_rng(1214, params)))
+    for i in range(count):
+        tname, tks, tvs, vocab = _lookup_tables(submission_rng(1214, params))[i]
         p = _built(build, tks, tvs, vocab, LOOKUP_BLOCK, tname)
+        tname, tks, tvs, vocab = _lookup_tables(submission_rng(1214, params))[i]
         _lookup_right(p, tks, tvs, vocab, tname, 0, 0)
         prefix = LOOKUP_BLOCK - tks.shape[1]
         _lookup_right(p, tks, tvs, vocab, tname, prefix, int(seed.integers(1 << 30)))
     return _verdict(params, 'total', LOOKUP,
-                    f'{len(tables) + 1} programs of your builder (block_size {LOOKUP_BLOCK}): '
+                    f'{count + 1} programs of your builder (block_size {LOOKUP_BLOCK}): '
                     f'every key of the 1,000-entry table, of XOR, of keys sharing 11 of 12 '
                     f'tokens (first or last differs) and of a random table drawn with a seed '
                     f'taken from your program, alone, behind random prefixes of every length '
