@@ -166,3 +166,12 @@ def test_watching_names_the_first_forbidden_function_entered():
     with guard.watching(forbidden) as seen:
         taotp.decode([1, 2], params, 2)
     assert seen == ['taotp.decode']
+
+
+def test_frozen_refuses_a_huge_broadcast_array_before_copying_it(rng):
+    params = taotp.random_params(rng)
+    huge = np.broadcast_to(np.float64(1.0), (1 << 20, 1 << 10))       # 8 bytes, 2**30 numbers
+    start = time.perf_counter()
+    with pytest.raises(Finding, match='the checkers read at most 16,777,216 numbers per array'):
+        guard.frozen({**params, 'tok_emb': huge})
+    assert time.perf_counter() - start < 1

@@ -87,7 +87,8 @@ def test_7_11_wrong_verdicts_and_unfair_comparisons(references):
     answer = _answer('7.11', references)
     wrong = next(v for v in training.VERDICTS if v != answer['better'])
     result = check('7.11', {**answer, 'better': wrong})
-    assert not result and f"verdict {wrong!r}: expected {answer['better']!r}" in result.message
+    assert not result and f"verdict {wrong!r} does not match" in result.message
+    assert answer['better'] not in result.message.split('does not match')[1]   # not given away
     result = check('7.11', {**answer, 'better': 'sinusoidal'})
     assert not result and "'better' must be one of" in result.message
 
@@ -117,7 +118,18 @@ def test_7_11_wrong_verdicts_and_unfair_comparisons(references):
     other = {**answer['rotation'], 'layers': [], 'tok_emb': untrained['tok_emb']}
     other['out_emb'] = other['tok_emb']
     result = check('7.11', {'og': untrained, 'rotation': other, 'better': 'tie'})
-    assert not result and 'expected one model >= 90 % right (trained)' in result.message
+    assert not result and 'expected each model >= 90 % right once trained' in result.message
+    # one-sided comparisons: one trained model next to an untrained one (red team)
+    for k, other_k in (('og', 'rotation'), ('rotation', 'og')):   # weights trained for the other table
+        borrowed = {**answer[other_k], 'pos_emb': answer[k]['pos_emb']}
+        result = check('7.11', {**answer, k: borrowed, 'better': other_k})
+        assert not result and f"your {k!r} model gets" in result.message
+    # the sinusoidal angles used as the "random" rotation table (red team)
+    og_as_rotation = {**answer['rotation'],
+                      'pos_emb': taotp.encodings.rotation_encoding(
+                          64, taotp.encodings.og_angles(16))}
+    result = check('7.11', {**answer, 'rotation': og_as_rotation})
+    assert not result and "sinusoidal encoding's own angles" in result.message
     result = check('7.11', {'og': answer['og']})
     assert not result and "expected a dict {'og': params" in result.message
 

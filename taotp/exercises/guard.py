@@ -231,10 +231,16 @@ def budget(submitted, what='your program', **limits):
 
 # ----------------------------------------------------------------------------- reading a submission once
 
+MAX_ELEMENTS = 1 << 24      # numbers per submitted array a checker copies (128 MB in float64)
+
+
 def _f64(value):
     """``value`` as a fresh plain float64 ndarray (read once), or unchanged if it is no array."""
     if isinstance(value, (bool, np.bool_, str, bytes, dict)) or value is None:
         return value
+    if isinstance(value, np.ndarray) and value.size > MAX_ELEMENTS:   # e.g. a broadcast view
+        raise Finding(f'an array of your program has shape {value.shape} ({value.size:,} numbers); '
+                      f'the checkers read at most {MAX_ELEMENTS:,} numbers per array')
     try:
         return np.array(value, dtype=np.float64)    # a new base-class array, never a view
     except Exception:      # ragged, text, complex, ...: left for the validation to name
@@ -277,6 +283,8 @@ def frozen(params, what='your params'):
             else:
                 item = _f64(item)
             copy[key] = item
+    except Finding as finding:
+        raise Finding(f'{what}: {finding.message}') from None
     except Exception as exc:
         raise Finding(f'{what} could not be read as plain arrays ({type(exc).__name__}: '
                       f'{exc})') from None
