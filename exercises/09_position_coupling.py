@@ -278,7 +278,9 @@ check('9.17', needed)
 # ## Puzzle 9.18 · Count the parameters (budget: none)
 #
 # `counts(n, m) -> (total, non_zero)` of `taotp.coupling.build_multi_operand_adder(n, m)`
-# in the book's census, computed by hand (then compare with `taotp.count_params`).
+# in the book's census, computed by hand from the construction's shapes (the code widths
+# of Puzzle 9.12 give all of them), without building the program: the checker refuses an
+# answer that calls the package's builder. Then compare with `taotp.count_params`.
 
 # %%
 def counts(n, m):

@@ -403,14 +403,30 @@ assert result
 
 # %% [markdown]
 # ## Puzzle 9.18 · Count the parameters
+#
+# Everything follows from the two code widths $P_1, P_2$ (Puzzle 9.12): $d = 19 + 2P_1 + 2P_2$,
+# $d_\text{head} = P_1 + P_2 + 1$, position tables of $2^{P_1}$ and $2^{P_2} + 1$ rows, 14
+# tokens with an untied readout, four heads whose values and outputs are single columns, and
+# the 83-unit MLP. So the total is
+# $28d + d\,(2^{P_1} + 2^{P_2} + 1) + 8 d\,d_\text{head} + 8d + 166d + 83 + d$. The non-zero
+# entries: every position code of ID $p \geq 1$ is $\pm 1$ in its $2P$ coordinates (current and
+# next code), the query and key matrices each hold $4P_1 + 3P_2 + 4$ entries (the compared
+# code coordinates of the four heads plus the sink), and the token tables (24 + 12), values
+# and outputs (4 + 4) and the MLP (325 + 84) do not depend on the sizes.
 
 # %%
 def counts(n, m):
-    params = C.build_multi_operand_adder(n, m).params
-    return (taotp.count_params(params)['n_params'], taotp.count_non0_params(params)['n_params'])
+    P1, P2 = C.sizes(n, m)['P1'], C.sizes(n, m)['P2']
+    d, d_head = 19 + 2 * P1 + 2 * P2, P1 + P2 + 1
+    total = d * (28 + 2 ** P1 + 2 ** P2 + 1 + 8 * d_head + 8 + 166 + 1) + 83
+    non_zero = (24 + 12 + 4 + 4 + 325 + 84 + 2 * (4 * P1 + 3 * P2 + 4)
+                + 2 * P1 * (2 ** P1 - 1) + 2 * P2 * 2 ** P2)
+    return total, non_zero
 
 
-print(counts(10, 10))
+built = C.build_multi_operand_adder(10, 10).params          # the comparison, outside the answer
+print(counts(10, 10), (taotp.count_params(built)['n_params'],
+                       taotp.count_non0_params(built)['n_params']))
 result = check('9.18', counts)
 assert result
 

@@ -19,7 +19,7 @@
 | 9.15 | `shape(b)`: exactly one-hot digit blocks in every base 2-16, 20, 36, 60, pair sum off by up to 0.02 | the base-10 shape with a fix for bases 2 and 3 only (passed before); a lookup of the old 5 bases (passed before); overlapping trapezoids; plateaus off centre |
 | 9.16 | a 1-layer program (the budget), exact teacher-forced parities and EOS on 27 strings of 1-100 bits (all zeros, all ones, alternating, a lone 1 at either end) | a second (empty) layer; no EOS; a short table; the adder |
 | 9.17 | `needed(operands, j)`: the m positions digit j reads, on 87 digits | one key only |
-| 9.18 | `counts(n, m)`: total and non-zero counts on 16 sizes up to 1000 x 1000 | the readout counted as tied; a lookup of the old 4 sizes (passed before). Accepted: `count_params` on the builder (the statement invites the comparison) |
+| 9.18 | `counts(n, m)`: total and non-zero counts on 16 sizes up to 1000 x 1000, computed without building the program | the readout counted as tied; a lookup of the old 4 sizes (passed before); `count_params` on the package's builder (passed before; the statement asks for the counts by hand) |
 | 9.19 | a PreLN params dict within 1 layer, 4 heads: exact teacher-forced response on 22 problems up to 4 x 4 | an extra layer and a fifth head (both passed before); the norm-free weights; one position table; a broken readout |
 
 References passing, shared garbage and endless loops are tested once for every
@@ -460,6 +460,13 @@ def test_9_16_reference_decodes_100_bits(rng):
 def test_9_17_rejects_a_single_key():
     needed = answer('9.17')
     fails(ch09.check_9_17(lambda ops, j: needed(ops, j)[:1]), 'operands [57, 48, 96]', 'digit 0')
+
+
+def test_9_18_refuses_counting_the_packages_own_build():
+    def by_building(n, m):
+        params = taotp.coupling.build_multi_operand_adder(n, m).params
+        return (taotp.count_params(params)['n_params'], taotp.count_non0_params(params)['n_params'])
+    fails(ch09.check_9_18(by_building), 'calling taotp.coupling.build_adder_params')
 
 
 def test_9_18_rejects_a_tied_readout_count_and_an_old_lookup():
