@@ -52,7 +52,8 @@ from taotp.exercises import check, progress
 #
 # Write `spike(x0, a0)` returning `(M1, b1, M2, b2)` with shapes (1, 3), (3,), (3, 1), (1,) such that
 # $f(x) = \mathrm{relu}(x M_1 + b_1) M_2 + b_2$ equals `a0` at `x0` and 0 whenever $|x - x_0| \ge 1$.
-# The checker tries 49 pairs, with $|x_0|$ and $|a_0|$ from $10^{-3}$ to $10^4$ and both signs.
+# The checker tries 49 pairs, with $|x_0|$ and $|a_0|$ from $10^{-3}$ to $10^4$ and both signs
+# (and wants your own units: the package's `taotp.addition.spike` is the book's answer).
 
 # %%
 def spike(x0, a0):
@@ -66,7 +67,8 @@ check('6.2', spike)
 #
 # Write `build_MLP(xs, ys)`: for distinct reals `xs` (n of them) and outputs `ys` of shape (n, d),
 # return `(m1, b1, M2, b2)` with shapes (k,), (k,), (k, d), (d,), $k \le 3n$, such that
-# $\mathrm{relu}(x\, m_1 + b_1) M_2 + b_2$ equals `ys[i]` at `xs[i]`.
+# $\mathrm{relu}(x\, m_1 + b_1) M_2 + b_2$ equals `ys[i]` at `xs[i]`. (The chapter uses the
+# package's `taotp.build_MLP`; the checker refuses it here.)
 
 # %%
 def build_MLP(xs, ys):
@@ -90,7 +92,8 @@ check('6.4', weak_spike)
 # ## Puzzle 6.5 · The single-digit adder in base b
 #
 # How many parameters (total, as `count_params` counts them) does the construction of Fig. 6.2
-# need in base $b$? Answer with a function of `b`; the checker tries every $b$ from 2 to 100.
+# need in base $b$? Answer with a function of `b` (a formula: building the program inside it
+# is refused; build it outside to test your formula); the checker tries every $b$ from 2 to 100.
 
 # %%
 def count_for_base(b):

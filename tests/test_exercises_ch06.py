@@ -3,10 +3,10 @@
 | id | what is checked (solved means) | cheats tried (each a test below) |
 |---|---|---|
 | 6.1, 6.9, 6.12, 6.18 | no checker (proofs and an experiment; worked answers in the solutions notebook) | - |
-| 6.2 | `spike(x0, a0)` -> 3 hidden units with f(x0) = a0 and f = 0 for abs(x - x0) >= 1 (grid, every kink, beyond the last kink, +-1e6), for 49 (x0, a0): 9 hand-made, 40 seeded with magnitudes 1e-3 to 1e4 and both signs | right only on the five pairs the old checker tried (passed before); x0 rounded to 0.1 (passed before); the wrong height; the wrong width; weights whose `__array__` never returns (budget) |
-| 6.3 | `build_MLP(xs, ys)` -> at most 3n hidden units, exact (1e-6 of the largest output) on 13 sets: 1-200 random points with 1-7 dim outputs, the two closest 1e-6 apart and far apart in the list, evenly spaced, decreasing, near 1e6, constant and zero outputs | the spike width taken from neighbours in the list order (passed before: the close pair sat next to each other); a fixed width; one unit too many |
+| 6.2 | `spike(x0, a0)` -> 3 hidden units with f(x0) = a0 and f = 0 for abs(x - x0) >= 1 (grid, every kink, beyond the last kink, +-1e6), for 49 (x0, a0): 9 hand-made, 40 seeded with magnitudes 1e-3 to 1e4 and both signs | right only on the five pairs the old checker tried (passed before); x0 rounded to 0.1 (passed before); the wrong height; the wrong width; weights whose `__array__` never returns (budget); NaN away from x0 and the package's own `taotp.addition.spike` (passed before; tests/test_red_team_ch01_06.py) |
+| 6.3 | `build_MLP(xs, ys)` -> at most 3n hidden units, exact (1e-6 of the largest output) on 13 sets: 1-200 random points with 1-7 dim outputs, the two closest 1e-6 apart and far apart in the list, evenly spaced, decreasing, near 1e6, constant and zero outputs | the spike width taken from neighbours in the list order (passed before: the close pair sat next to each other); a fixed width; one unit too many; NaN at every point but 0 and the package's own `taotp.build_MLP` (passed before; tests/test_red_team_ch01_06.py) |
 | 6.4 | 2 hidden units; f(0) = 1 and f <= 0 for abs(x) >= 1 (+-1, every kink beyond, a grid, beyond the last kink) | the 3-unit spike; a step; weights whose `__array__` never returns (budget) |
-| 6.5 | `count_for_base(b)` equals 58 b + 49 for every b = 2..100 (the bases Fig. 6.2's construction accepts); a wrong value is told to count the built program, not the right number | a polynomial through the old 7 points (passed before); off by one (the message no longer names the count); text; a number whose `__float__` never returns (budget) |
+| 6.5 | `count_for_base(b)` equals 58 b + 49 for every b = 2..100 (the bases Fig. 6.2's construction accepts); a wrong value is told to count the built program, not the right number; a function that builds the program and counts it is refused (no formula) | a polynomial through the old 7 points (passed before); off by one (the message no longer names the count); text; a number whose `__float__` never returns (budget); building and counting inside the function (passed before) |
 | 6.6 | one layer; its attention output at the second position of all 100 [i, j] is (1 - k, k, 0, ...) to 1e-6 | the book's single-digit adder |
 | 6.7 | d_model <= 3 (on the submitted arrays); (i + j) mod 10 for all 100 pairs | the oracle (passed before); the book's 4-dim adder shown as a 3-dim program by a dict subclass (passed before); the book's adder |
 | 6.8 | all 100 pairs right and the residual before the final norm at the answer position equals tok_emb of the answer to 1e-6 of the smallest gap between two digits' embeddings | a leftover of 1e-3 hidden by scaling the whole program down 1e-4 (passed before: the tolerance was absolute); the book's messy adder |
@@ -121,7 +121,8 @@ def test_6_5_wrong_and_other_correct_forms():
     fails(ch06.check_6_5, lambda b: 'many', 'b = 2: expected a number, got str')
     build = lambda b: taotp.count_params(
         taotp.build_single_digit_mod_transformer(base=b))['n_params']
-    assert ch06.check_6_5(build)                   # counting a built program passes too
+    fails(ch06.check_6_5, build,                   # counting a built program is no formula
+          'calls taotp.addition.programs.build_single_digit_mod_transformer')
     assert ch06.check_6_5(lambda b: (58 * b + 49, 40 * b - 21))    # (total, non-zeros)
 
 

@@ -21,6 +21,7 @@ message that says why.
 | NaN far from x0 from finite weights (an overflowing hidden unit times 0) | 6.2, 6.3, 6.4 | NaN counts as infinitely wrong |
 | NaN attention output from huge Q, K | 6.6 (and 6.8's residual test) | the same |
 | the book's adder with ln2's gamma x1000 and M1 / 1000 | 6.15 (6.17 with x2) | keys measured before ln2's gamma and beta |
+| hand the puzzle back to the package (``taotp.addition.spike``, ``taotp.build_MLP``, build the Fig. 6.2 program and count it) | 6.2, 6.3, 6.5 | the call is watched for the package's functions (the solutions now write their own) |
 """
 import sys
 import threading
@@ -380,3 +381,15 @@ def test_6_17_a_gain_in_ln2_widens_no_key_separation():
     result = check('6.17', lambda n: gamma_scaled(
         taotp.addition.build_decimal_addition_transformer(n), 2.0))
     assert not result and 'beat it by at least 1%' in result.message, result.message
+
+
+@pytest.mark.parametrize('puzzle, answer, words', [
+    ('6.2', lambda x0, a0: tuple(taotp.addition.spike(x0, a0)), 'calls taotp.addition.mlp.spike'),
+    ('6.2', lambda x0, a0: tuple(taotp.build_MLP([x0], [[a0]])), 'calls taotp.addition.mlp.build_MLP'),
+    ('6.3', lambda xs, ys: tuple(taotp.build_MLP(xs, ys)), 'calls taotp.addition.mlp.build_MLP'),
+    ('6.5', lambda b: taotp.count_params(taotp.build_single_digit_mod_transformer(base=b))[
+        'n_params'], 'calls taotp.addition.programs.build_single_digit_mod_transformer'),
+])
+def test_6_the_packages_own_answer_is_refused(puzzle, answer, words):
+    result = check(puzzle, answer)
+    assert not result and words in result.message, result.message

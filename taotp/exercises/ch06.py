@@ -13,6 +13,7 @@ pairs with carries everywhere.  Key separations are measured on the keys of ever
 checked prompt, and keys of different sums may not come closer than stated.
 """
 import functools
+import types
 from types import MappingProxyType
 
 import numpy as np
@@ -20,6 +21,8 @@ import numpy as np
 from ..addition import (EQUALS, PLUS, addition_prompts, answer_digits,
                         build_decimal_addition_transformer, build_multi_digit_mod_transformer,
                         min_sep, mlp_inputs, mlp_keys)
+from ..addition import mlp as addition_mlp
+from ..addition import programs as addition_programs
 from ..blocks import pos_enc_3d_array
 from ..decoding import decode_batch, teacher_forced_argmax
 from ..model import DistinctRows
@@ -42,6 +45,45 @@ def _book_sep(kind, n):
 
 
 # ----------------------------------------------------------------------------- helpers
+
+def _package_functions(module):
+    """Code object -> name of every function (and method) defined in a package module."""
+    found = {}
+    for name, obj in vars(module).items():
+        if getattr(obj, '__module__', None) != module.__name__:
+            continue
+        members = vars(obj).items() if isinstance(obj, type) else [(None, obj)]
+        for attr, f in members:
+            if isinstance(f, types.FunctionType):
+                found[f.__code__] = f'{module.__name__}.{name}' + (f'.{attr}' if attr else '')
+    return found
+
+
+def _watched_call(forbidden, used, fn, *args, what, on):
+    """``guard.call`` that notes in ``used`` the first of the package's ``forbidden`` functions
+    the answer calls; ``_not_handed_back`` refuses it once the outputs are right (so a wrong
+    answer built on the package still gets its counterexample)."""
+    with guard.watching(forbidden) as seen:
+        out = guard.call(fn, *args, what=what, on=on)
+    if seen and not used:
+        used.append((seen[0], on))
+    return out
+
+
+def _not_handed_back(used, what, hint):
+    if not used:
+        return
+    name, on = used[0]
+    if name == 'sys.settrace':
+        raise Finding(f'{what} switches off the checker\'s watch (sys.settrace) on {on}; the '
+                      f'check needs to see which functions your code calls', on)
+    raise Finding(f'right, but {what} calls {name} (on {on}), {hint}', on)
+
+
+MLP_HINT = ('the package\'s own answer to this puzzle: build the hidden units yourself (each '
+            'ReLU is one kink of a piecewise-linear function)')
+COUNT_HINT = ('which builds the construction: the puzzle asks for the count as a formula in b '
+              '(build it outside your function to test the formula)')
 
 def _vec(value, size, what):
     """Any array with ``size`` entries, as a flat float vector (no silent broadcasting)."""
@@ -245,9 +287,10 @@ def check_6_2(spike):
 
     Height a0 at x0 and 0 outside (x0 - 1, x0 + 1).
     """
-    cases = _spike_cases()
+    cases, package, used = _spike_cases(), _package_functions(addition_mlp), []
     for x0, a0 in cases:
-        out = guard.call(spike, x0, a0, what='your spike', on=f'x0={x0}, a0={a0}')
+        out = _watched_call(package, used, spike, x0, a0,
+                        what='your spike', on=f'x0={x0}, a0={a0}')
         m1, b1, M2, b2 = _mlp_tuple(out, 1, 'your spike')
         if len(b1) != 3 or M2.shape[1] != 1:
             raise Finding(f'x0={x0}, a0={a0}: budget: 3 hidden units and 1 output; got '
@@ -266,6 +309,7 @@ def check_6_2(spike):
         if not _off(vals)[worst] <= tol:
             raise Finding(f'x0={x0}, a0={a0}: expected 0 at x = {far[worst]} (|x - x0| >= 1), '
                           f'got {vals[worst]}', (x0, a0))
+    _not_handed_back(used, 'your spike', MLP_HINT)
     return Passed(f'{len(cases)} (x0, a0) pairs (9 hand-made, 40 seeded with |x0| and |a0| from '
                   f'1e-3 to 1e4, both signs): 3 hidden units, f(x0) = a0 and f = 0 on a dense '
                   f'grid with |x - x0| >= 1, at every kink there and beyond the last one (so '
@@ -295,12 +339,12 @@ def _mlp_sets():
 @checker('6.3')
 def check_6_3(build_MLP):
     """``build_MLP(xs, ys)`` -> (m1, b1, M2, b2) exact on S with at most 3|S| hidden units."""
-    checked = 0
+    checked, package, used = 0, _package_functions(addition_mlp), []
     sets = _mlp_sets()
     for xs, ys, what in sets:
         n, d = ys.shape
-        out = guard.call(build_MLP, xs.copy(), ys.copy(), what='your build_MLP',
-                         on=f'{what}, {d}-dim outputs')
+        out = _watched_call(package, used, build_MLP, xs.copy(), ys.copy(),
+                        what='your build_MLP', on=f'{what}, {d}-dim outputs')
         m1, b1, M2, b2 = _mlp_tuple(out, 1, 'your build_MLP')
         if len(b1) > 3 * n:
             raise Finding(f'{what}: budget: at most {3 * n} hidden units; got {len(b1)}')
@@ -314,6 +358,7 @@ def check_6_3(build_MLP):
             raise Finding(f'{what}: at x = {float(xs[i])!r} expected {ys[i].round(6).tolist()}, '
                           f'got {got[i].round(6).tolist()}', xs[i])
         checked += n
+    _not_handed_back(used, 'your build_MLP', MLP_HINT)
     return Passed(f'exact (1e-6 of the largest output) on {checked} points over {len(sets)} sets: '
                   f'1-200 random points with outputs of 1-7 dims, the two closest 1e-6 apart and '
                   f'far apart in the list, evenly spaced, decreasing and large inputs, constant '
@@ -348,8 +393,9 @@ BASES_6_5 = tuple(range(2, 101))
 @checker('6.5')
 def check_6_5(count_for_base):
     """A function ``b -> total parameter count`` of the single-digit adder in base b."""
+    package, used = _package_functions(addition_programs), []
     for b in BASES_6_5:
-        got = guard.call(count_for_base, b, what='your formula', on=f'b = {b}')
+        got = _watched_call(package, used, count_for_base, b, what='your formula', on=f'b = {b}')
         if isinstance(got, (tuple, list)) and len(got):
             got = got[0]
         want = 58 * b + 49
@@ -362,6 +408,7 @@ def check_6_5(count_for_base):
             raise Finding(f'b = {b}: your formula gives {got}, {side} than count_params counts '
                           f'for the construction of Fig. 6.2 in base {b} (build it with '
                           f'taotp.build_single_digit_mod_transformer(base={b}) and count)', b)
+    _not_handed_back(used, 'your formula', COUNT_HINT)
     return Passed('the total count is right for every base b = 2..100 (the bases the '
                   'construction of Fig. 6.2 is defined for)')
 
