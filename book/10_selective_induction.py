@@ -91,9 +91,11 @@ print('the true law (row of the parent x_{24+1-k})       ', P[tokens[24 - true_l
 # and the prediction that minimises the expected KL against a random target is the mean of
 # that target: the **Bayesian model average** (BMA)
 #
-# $$ q_\text{BMA}(\cdot \mid x_{1:t}) = \sum_{k} w_k(t)\, P[x_{t+1-k}, \cdot], \qquad
-#    w_k(t) = \operatorname{softmax}_k \ell_k(t), \qquad
-#    \ell_k(t) = \sum_{j=k_\max+1}^{t} \log P[x_{j-k}, x_j]. $$
+# $$ \begin{aligned}
+#    q_\text{BMA}(\cdot \mid x_{1:t}) &= \sum_{k} w_k(t)\, P[x_{t+1-k}, \cdot], \\
+#    w_k(t) &= \operatorname{softmax}_k \ell_k(t), \qquad
+#    \ell_k(t) = \sum_{j=k_\max+1}^{t} \log P[x_{j-k}, x_j].
+#    \end{aligned} $$
 #
 # The warm-up factors $\pi(x_1)\cdots\pi(x_{k_\max})$ are the same for every lag and cancel.
 # (The paper writes its objective with the lag uniform on $1..k_\max$; it means uniform on the
@@ -623,8 +625,9 @@ print(f'{len(gaps12)} (matrix, lag) pairs: gap min {min(gaps12):.3f}, median '
 # ## Play with it
 #
 # **The data.** Pick a lag set, which lag is true, the length and the seed; the figure shows
-# the token strip and the three kinds of evidence (the explorer `data` whose player opens
-# the chapter's section on evidence).
+# the token strip and the three kinds of evidence. This is the explorer `data`; in the HTML
+# book its kernel-free player is the one near the top of the chapter, under "The evidence a
+# transformer can average".
 
 # %% tags=["nbval-ignore-output", "remove-output"]
 data.widget()
