@@ -440,6 +440,8 @@ for name, module, errors, h_exps in [
 #   n from 3 to 28.
 # - Hardening: Sort works for `harden` from about $10^{16}$ and `out_scale` from $10$; Min for
 #   `harden` from $10^7$ and `out_scale` from $10^3$; all up to overflow.
+# - {doc}`12_records` sorts a vocabulary of 65,536 on one layer (a head per bit) and beats the
+#   non-zero count at $n = 28$ with a 3-dimension design.
 #
 # ## Puzzles
 #

@@ -413,8 +413,9 @@ taotp.plot.bars(names, values, title='decimal adder: parameters in the MLP vs ev
 #
 # ## Summary
 #
-# * Attention alone cannot add modulo 10: any table $x_i + y_j$ lives in 19 dimensions and the best
-#   one decodes only a fraction of the 100 sums right (computed above).
+# * Heads that read the digits by position cannot add modulo 10: any table $x_i + y_j$ lives
+#   in 19 dimensions and the best one decodes only a fraction of the 100 sums right (computed
+#   above).
 # * Attention *can* sum digits as numbers; an MLP with 3 ReLUs per point (`build_MLP`, Theorem 6.1) then
 #   looks the answer up, exactly, on any finite set of keys.
 # * Single-digit mod-10 adder: 629 / 379 parameters; mod-10 adders 1,226 / 9,508 / 90,690; full
@@ -423,6 +424,8 @@ taotp.plot.bars(names, values, title='decimal adder: parameters in the MLP vs ev
 #   programs are exact on every 1- and 2-digit pair and on all $10^6$ 3-digit pairs.
 # * Hardening windows: `harden` $\ge 10^2$, `out_scale` $10^3$ to $\sim 10^{150}$; the
 #   single-digit adder's `value_scale` only $10^4$-$10^6$.
+# * The lookup makes the adder grow like $10^n$; {doc}`12_records` adds in the same format with
+#   a size linear in the digits, and settles puzzle 6.12.
 #
 # ## Puzzles
 #

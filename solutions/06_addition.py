@@ -260,7 +260,11 @@ assert result
 # 19-dimension argument goes through unchanged, final layer norm included (centring is linear and
 # the positive scale does not change an argmax). What the proof does *not* cover is attention whose
 # weights depend on the tokens: then the output is $w(i, j)\, v_i + (1 - w(i, j))\, v_j$, no longer a
-# sum of a function of $i$ and a function of $j$. The book leaves this case open, and so do we.
+# sum of a function of $i$ and a function of $j$. The book leaves this case open; the Records
+# chapter (`book/12_records`) computes both halves: with heads that read by position the
+# proof's four-prompt cycle is exactly 0 even with the residual, and with content-dependent
+# attention five heads (four are needed and enough when each head's choice depends on the
+# second digit) add modulo 10 with no MLP.
 
 # %% [markdown]
 # ## Puzzle 6.13 · Without the cleanup head
