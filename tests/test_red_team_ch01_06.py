@@ -393,3 +393,15 @@ def test_6_17_a_gain_in_ln2_widens_no_key_separation():
 def test_6_the_packages_own_answer_is_refused(puzzle, answer, words):
     result = check(puzzle, answer)
     assert not result and words in result.message, result.message
+
+
+def test_a_swapped_method_of_a_package_class_is_refused_and_put_back():
+    from taotp.exercises.result import CheckResult
+    original = CheckResult.__bool__
+
+    def builder(vocab):
+        CheckResult.__bool__ = lambda self: True         # every verdict truthy
+        return None
+    result = check('2.1', builder)
+    assert CheckResult.__bool__ is original
+    assert not result and 'changed taotp.exercises.result.CheckResult.__bool__' in result.message

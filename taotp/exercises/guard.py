@@ -380,7 +380,9 @@ def module_state():
                 continue
             members = [value, getattr(value, '__wrapped__', None)]   # lru_cache's function too
             if isinstance(value, type) and value.__module__ == name:
-                members += [m for m in vars(value).values() if isinstance(m, types.FunctionType)]
+                for key, member in list(vars(value).items()):   # methods, properties, dunders
+                    attrs[(f'{name}.{value.__name__}', key)] = (value, member)
+                    members.append(member)
             for f in members:
                 if isinstance(f, types.FunctionType):
                     parts[id(f)] = (f, tuple(getattr(f, k) for k in _PATCHABLE))
@@ -391,11 +393,11 @@ def restore_modules(state):
     """Put back whatever changed since ``module_state()``; return the changed names."""
     attrs, parts = state
     changed = []
-    for (name, attr), (module, value) in attrs.items():
-        now = vars(module).get(attr, _MISSING)
+    for (name, attr), (owner, value) in attrs.items():      # owner: a module or a class
+        now = vars(owner).get(attr, _MISSING)
         if now is not value:
             changed.append(f'{name}.{attr}')
-            setattr(module, attr, value)
+            setattr(owner, attr, value)
     for f, saved in parts.values():
         for key, value in zip(_PATCHABLE, saved):
             if getattr(f, key) is not value:

@@ -67,7 +67,7 @@ def checker(puzzle_id, budget=BUDGET):
     def wrap(body):
         @functools.wraps(body)
         def run(answer, *args, verbose=False, **kwargs):
-            before = state()
+            before, changed = state(), []
             with guard._real_interrupts_pass() as user_pressed_ctrl_c:
                 try:
                     try:
@@ -75,10 +75,6 @@ def checker(puzzle_id, budget=BUDGET):
                             outcome = body(answer, *args, **kwargs)
                     finally:
                         changed = restore(before)
-                    if changed:
-                        raise Finding(f'your answer changed {changed[0]} while it was being '
-                                      f'checked (put back now): a check runs on the package as '
-                                      f'it is, so it cannot vouch for an answer that rewrites it')
                     if not isinstance(outcome, Passed):
                         raise RuntimeError(f'checker {puzzle_id} returned {outcome!r}')
                     result = CheckResult(puzzle_id, True,
@@ -102,6 +98,11 @@ def checker(puzzle_id, budget=BUDGET):
                     result = CheckResult(puzzle_id, False,
                                          f'could not check this answer: {type(exc).__name__}: '
                                          f'{exc}', detail=traceback.format_exc())
+            if changed:       # whatever the verdict was, it was reached on a rewritten package
+                result = CheckResult(puzzle_id, False, f'your answer changed {changed[0]} while '
+                                     f'it was being checked (put back now): a check runs on the '
+                                     f'package as it is, so it cannot vouch for an answer that '
+                                     f'rewrites it')
             if verbose and result.detail:
                 result.message += '\n' + result.detail
             return result
