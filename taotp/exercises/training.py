@@ -258,16 +258,22 @@ def lookup_accuracy(params, rng=None):
     return out
 
 
-def prefix_attack(params, sweeps=1, rng=None):
+ATTACK_SECONDS = 8   # the bad-prefix search of 3.1 stops here (it is reported, not judged)
+
+
+def prefix_attack(params, sweeps=1, rng=None, seconds=None):
     """Search for 10-token prefixes that make the program answer a key of the table wrong.
 
     Greedy coordinate search: start from a random prefix per key (``rng``), then, one
     prefix position at a time, put there the token (of all 50) that most lowers
     the margin of the right value over the best other one; ``sweeps`` passes.
     Returns ``{'wrong': keys answered wrong, 'margin': smallest margin found,
-    'query': one failing query (or None)}``.  Sampling prefixes can only miss
-    such inputs; this search looks for them.
+    'query': one failing query (or None), 'steps': prefix positions searched,
+    'of': positions there were to search}``.  Sampling prefixes can only miss such
+    inputs; this search looks for them.  ``seconds`` stops it early (wide programs).
     """
+    import time
+    start = time.perf_counter()
     from ..model import forward
     ks, vs = lookup_table()
     vocab, p = LOOKUP['vocab_size'], LOOKUP['prefix']
@@ -280,8 +286,12 @@ def prefix_attack(params, sweeps=1, rng=None):
         logits[rows, values] = -np.inf
         return right - logits.max(-1)
 
+    steps = 0
     for _ in range(sweeps):
         for pos in range(p):
+            if seconds is not None and time.perf_counter() - start > seconds:
+                break
+            steps += 1
             trial = np.repeat(prefix[:, None], vocab, axis=1)         # (keys, vocab, p)
             trial[:, :, pos] = np.arange(vocab)
             queries = np.concatenate([trial.reshape(-1, p), np.repeat(ks, vocab, 0)], axis=1)
@@ -290,7 +300,8 @@ def prefix_attack(params, sweeps=1, rng=None):
     final = margins(np.concatenate([prefix, ks], axis=1), vs)
     bad = np.flatnonzero(final < 0)
     query = np.concatenate([prefix[bad[0]], ks[bad[0]]]).tolist() if len(bad) else None
-    return {'wrong': int(len(bad)), 'margin': float(final.min()), 'query': query}
+    return {'wrong': int(len(bad)), 'margin': float(final.min()), 'query': query,
+            'steps': steps, 'of': sweeps * p}
 
 
 def sort_accuracy(params, per_length=20, n=SORT_N, rng=None):
@@ -342,7 +353,8 @@ def measure(puzzle_id, answer):
                 for k in ('og', 'rotation')}       # the same rows for both
     rng = guard.submission_rng(SEEDS[puzzle_id], answer)
     if puzzle_id == '3.1':
-        return {**lookup_accuracy(answer, rng), 'attack': prefix_attack(answer, rng=rng)}
+        return {**lookup_accuracy(answer, rng),
+                'attack': prefix_attack(answer, rng=rng, seconds=ATTACK_SECONDS)}
     share, by_length = sort_accuracy(answer, rng=rng)
     return {'accuracy': share, 'by_length': by_length}
 
@@ -382,10 +394,12 @@ def check_3_1(answer):
             raise Finding(f'keys behind prefixes of {what} (0-10 tokens, 1,100 held-out '
                           f'queries): expected >= 99 % right, got {result[mode]:.1%}')
     attack = result['attack']
+    searched = 'one pass' if attack['steps'] == attack['of'] else \
+        f'{attack["steps"]} of {attack["of"]} positions within {ATTACK_SECONDS} s'
     return Passed(f'1,100 held-out queries per kind: {result["random"]:.1%} right behind random '
                   f'prefixes, {result["keys"]:.1%} behind prefixes cut from other keys; largest '
                   f'attention on a prefix token {result["leak"]:.2g}; a greedy search for bad '
-                  f'prefixes (one pass; not part of the verdict) made {attack["wrong"]} of 100 '
+                  f'prefixes ({searched}; not part of the verdict) made {attack["wrong"]} of 100 '
                   f'keys come out wrong; {_counts(params)}')
 
 
