@@ -308,7 +308,6 @@ for name, params in (('printed, 1 decimal', fig83), ('2 decimals', fig83_2dp),
     rates[name] = np.mean(got != want)
     off = np.unique(got[got != want] - want[got != want]).tolist()
     print(f'{name:20s} wrong on {rates[name]:6.1%} of inputs; errors are off by {off}')
-print('book/spec: about 35 % wrong at one decimal')
 
 # %% [markdown]
 # The errors are all off by one, and they do not even need a long input: a prompt of a
@@ -416,8 +415,8 @@ for name, params, book in (
 #   68 non-zero. Its token order, recovered from the weights, is
 #   l, H, space, r, W, !, d, o, e, `<bos>`, `<eos>`.
 # * The book's second listing (Fig. 8.3) is `build_min_transformer(20, 8)` truncated to one
-#   decimal: it answers wrongly on about a third of random inputs (measured above; the
-#   spec measured about 35 %), always off by one, because the rounded output rows have
+#   decimal: it answers wrongly on about a third of random inputs (measured above), always
+#   off by one, because the rounded output rows have
 #   lengths that differ by more than the 1.1 % score gap between neighbours. Two decimals
 #   are enough (0 errors).
 # * `python -m taotp run|info FILE` runs and inspects program files from the shell.
