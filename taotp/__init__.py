@@ -58,7 +58,7 @@ from .addition import build_compact_addition_transformer
 
 __version__ = '0.1.0'
 
-_LAZY = ('plot', 'widgets', 'programs', 'exercises', 'reference',
+_LAZY = ('plot', 'widgets', 'programs', 'exercises', 'reference', 'trained',
          'train', 'export')   # the training extra: PyTorch loads only when they are used
 
 

@@ -18,7 +18,7 @@ CORE = {'model', 'params', 'decoding', 'trace', 'reference', 'residual', 'blocks
 FIGURES = {'plot', 'widgets'}
 CHAPTERS = {'hello_world', 'lookup', 'search', 'sort', 'addition', 'encodings', 'interpreter',
             'coupling', 'selective'}
-ABOVE_CHAPTERS = {'programs', 'exercises', '__main__', '__init__'}
+ABOVE_CHAPTERS = {'programs', 'trained', 'exercises', '__main__', '__init__'}
 EXTRAS = {'train', 'export'}   # need the training extra (PyTorch): import the core only
 BOOK_NAMES = ['transformer', 'decode', 'base_params', 'base_layer', 'count_params',
               'count_non0_params', 'layer_norm', 'softmax', 'pos_enc_3d', 'pos_enc_3d_array',
