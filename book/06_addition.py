@@ -73,7 +73,8 @@ print('plain Python says:', taotp.addition.addition_reference([4, 5, 10, 7, 8, 1
 # such table (least squares) for one-hot targets $e_{(i+j) \bmod 10}$ gets only a fraction of the
 # cells right.
 
-# %%
+# %% tags=["nbval-ignore-output"]
+# (the last digits printed here depend on the CPU's BLAS/LAPACK kernels; tests do not compare them)
 table = (np.arange(10)[:, None] + np.arange(10)) % 10
 fit = taotp.addition.additive_fit(np.eye(10)[table])
 rng = np.random.default_rng(0)
@@ -195,7 +196,8 @@ for n in (1, 2, 3):
 # it only changes which entries are zero. The next cell solves the system the book's way (its codes
 # written with its formula) and recounts.
 
-# %%
+# %% tags=["nbval-ignore-output"]
+# (the last digits printed here depend on the CPU's BLAS/LAPACK kernels; tests do not compare them)
 def book_code(t):                    # the preprint's formula for the point at angle t
     x, y = np.cos(t) / 2 ** 0.5, np.sin(t) / 6 ** 0.5
     return 3 ** 0.5 * np.stack([x + y, -x + y, -2 * y], axis=-1)
@@ -244,7 +246,8 @@ for n in (1, 2, 3):
 # much as the program. (The same $R(0)$ sits in the full adder below, with five non-zero entries in
 # both versions, shown in the next cell, so there the counts agree by coincidence.)
 
-# %%
+# %% tags=["nbval-ignore-output"]
+# (the last digits printed here depend on the CPU's BLAS/LAPACK kernels; tests do not compare them)
 for name, R in (('ours', taotp.blocks.pos_3d_enc_rotation_matrix(0.0)),
                 ('solved', np.linalg.solve(T, T))):
     tiny = int(((R != 0) & (np.abs(R) < 1e-12)).sum())

@@ -202,10 +202,11 @@ def test_bits_65536_smart_sample():
 def test_bits_precision_limits_without_the_table():
     """Close calls at code length n on the rows of the present tokens only: float64 has no
     error up to n = 62 (V ~ 4.7e17, the largest int64 ranks reach); float32 is clean at 36 and
-    first fails at 38 (seeded, so these are pinned measurements)."""
+    fails by n = 40 (at 38 on one machine, 38 clean on another: float32 rounding inside the
+    BLAS kernel decides)."""
     assert bits_sign_errors(62, count=20) == 0
     assert bits_sign_errors(36, count=20, dtype=np.float32) == 0
-    assert bits_sign_errors(38, count=20, dtype=np.float32) > 0
+    assert bits_sign_errors(40, count=20, dtype=np.float32) > 0
 
 
 def test_sign_probe_agrees_with_the_full_program():

@@ -204,10 +204,12 @@ def test_sort_limit_float64():
 
 def test_sort_limit_float32():
     """With the book's constants float32 overflows (1e20 squared > 3.4e38): every n fails.
-    With out_scale = 1e8 it is exact up to 15 and every input fails at 16."""
+    With out_scale = 1e8 it is exact up to 15 and fails at 16 on one machine, exact up to
+    14 on another (float32 rounding inside the BLAS kernel decides the last size)."""
     assert first_failure(range(4, 10), lambda n: sort_errors(n, dtype=np.float32)) == (None, 4)
     assert first_failure(range(8, 20), lambda n: sort_errors(n, dtype=np.float32,
-                                                             out_scale=1e8)) == (15, 16)
+                                                             out_scale=1e8)) in {(14, 15),
+                                                                                 (15, 16)}
 
 
 def test_as_dtype_keeps_float32_through_the_forward_pass():

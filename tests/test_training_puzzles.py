@@ -41,12 +41,25 @@ def test_stored_reference_passes_and_none_does_not(pid, references):
     assert not result and result.line.startswith(f'NOT YET {pid} · ')
 
 
+def _close(a, b):
+    """Equal, with floats compared to 1e-9 (relative) at any depth of dicts and lists."""
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(_close(a[k], b[k]) for k in a)
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and all(_close(x, y) for x, y in zip(a, b))
+    if isinstance(a, float) or isinstance(b, float):
+        return a == pytest.approx(b, rel=1e-9, abs=1e-12)
+    return a == b
+
+
 @pytest.mark.parametrize('pid', PUZZLES)
 def test_stored_facts_match_what_the_checker_measures(pid):
     answer, facts = training.stored(pid, with_facts=True)
     assert facts['settings'] == {**training.REFERENCE[pid]}
     measured = json.loads(json.dumps(training.measure(pid, answer)))   # as stored (JSON)
-    assert measured == {k: facts[k] for k in measured}
+    # floats to 1e-9: BLAS kernels differ in the last bits between CPUs (e.g. the 3.1
+    # margin was -2.047239603003163 on one machine and ...174 on another)
+    assert _close(measured, {k: facts[k] for k in measured})
     if pid == '2.3':
         assert facts['printed'] == 'Hello World!<eos>'
     if pid == '7.11':       # the sweep's seed 0 is the reference pair
