@@ -94,7 +94,7 @@ print(f'{"adder SA(%d, %d)" % (a["config"]["n"], a["config"]["n"]):26}'
 # Each step draws a fresh batch and the loss is the cross-entropy of every next token,
 # with Adam and no weight decay, as in the paper. The paper uses 256 sequences per step and
 # a constant learning rate of $10^{-3}$, and does not say for how many steps. On two CPU
-# cores we afford far less: 3,000 steps of 32 sequences for a standard model (under 7
+# cores we afford far less: 3,000 steps of 32 sequences for a standard model (4 to 8 CPU
 # minutes each), 1,000 steps of 16 for a disentangled one (its $[1,3,1]$ network at $T =
 # 128$ has 1.4 million weights), a learning rate warmed up to $3 \cdot 10^{-3}$ and decayed
 # along a cosine, and for two models (lags $\{1,2,3\}$ and $\{3,5,7\}$, heads
