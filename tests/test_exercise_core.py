@@ -175,3 +175,28 @@ def test_frozen_refuses_a_huge_broadcast_array_before_copying_it(rng):
     with pytest.raises(Finding, match='the checkers read at most 16,777,216 numbers per array'):
         guard.frozen({**params, 'tok_emb': huge})
     assert time.perf_counter() - start < 1
+
+
+def test_a_time_up_that_falls_in_a_gc_callback_waits_until_the_callback_is_over():
+    """A _TimeUp raised inside a garbage-collector callback would be 'unraisable': Python
+    prints it and carries on, and the body would then run without a limit (CI once saw a
+    hypothesis gc callback take the alarm of a check of 8.4)."""
+    import gc
+    from taotp.exercises import guard
+
+    def slow_callback(phase, info):
+        if phase == 'start':
+            end = time.monotonic() + 0.3
+            while time.monotonic() < end:
+                pass
+    gc.callbacks.append(slow_callback)
+    start = time.monotonic()
+    try:
+        with pytest.raises(guard._TimeUp):
+            with guard.time_limit(0.1):
+                gc.collect()                   # the alarm fires inside the callback
+                while time.monotonic() < start + 3:
+                    pass
+    finally:
+        gc.callbacks.remove(slow_callback)
+    assert time.monotonic() - start < 1.0      # stopped right after the callback, not at 3 s

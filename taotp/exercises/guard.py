@@ -3,6 +3,7 @@
 Everything here raises ``Finding`` (never another exception) so a checker can
 turn any problem into a NOT YET message.
 """
+import gc
 import hashlib
 import signal
 import sys
@@ -47,9 +48,23 @@ def _arm():
     signal.setitimer(signal.ITIMER_REAL, max(left, 1e-4))
 
 
+def _swallowed_here(frame):
+    """True inside a garbage-collector callback or a ``__del__``: Python reports an exception
+    raised there as 'unraisable' and carries on, so a time-up must wait until it is over."""
+    callbacks = {getattr(cb, '__code__', None) for cb in gc.callbacks}
+    while frame is not None:
+        if frame.f_code in callbacks or frame.f_code.co_name == '__del__':
+            return True
+        frame = frame.f_back
+    return False
+
+
 def _on_alarm(signum, frame):
     now = time.monotonic()
     due = [owner for deadline, owner in _deadlines if deadline <= now]
+    if due and _swallowed_here(frame):
+        signal.setitimer(signal.ITIMER_REAL, 1e-3)     # try again in a millisecond
+        return
     if due:
         raise _TimeUp(due[0])          # the outermost expired limit wins
     _arm()                             # woke early: wait for the next deadline
