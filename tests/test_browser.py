@@ -294,7 +294,17 @@ def test_colab_links_open_this_notebook_in_the_configured_repository(visits, pag
             assert link.startswith(f'{url}/blob/{branch}/'), f'{link} is not in {url}'
 
 
-@pytest.mark.parametrize('page', [p for p in NOTEBOOKS if p[:2].isdigit()])
+WITHOUT_PUZZLES = {'11_trained'}     # its training puzzles live in chapters 2, 3, 5 and 7
+
+
+def test_every_chapter_but_the_listed_ones_has_exercises():
+    chapters = {p for p in NOTEBOOKS if p[:2].isdigit()}
+    assert {p for p in chapters if not (ROOT / 'exercises' / f'{p}.ipynb').exists()} == \
+        WITHOUT_PUZZLES
+
+
+@pytest.mark.parametrize('page', [p for p in NOTEBOOKS
+                                  if p[:2].isdigit() and p not in WITHOUT_PUZZLES])
 def test_chapters_link_their_exercises_in_colab(visits, page):
     links = [c['href'] for c in visits(page)['colab'] if c['exercises']]
     assert any(link.endswith(f'exercises/{page}.ipynb') for link in links), links
