@@ -153,20 +153,6 @@ def model_curve(P, lags, X, true, predicted):
     return sel.kl_curve(sel.true_predictive(P, lags, X, true), predicted)
 
 
-def context_free_curve(P, lags, X, true):
-    """The KL curve of the best prediction that ignores the context: the average true law."""
-    truth = sel.true_predictive(P, lags, X, true)
-    return sel.kl_curve(truth, np.broadcast_to(truth.mean(axis=(0, 1)), truth.shape))
-
-
-def last_token_curve(P, lags, X, true):
-    """The KL curve of the best prediction from the current token alone (a bigram table)."""
-    truth = sel.true_predictive(P, lags, X, true)
-    X = np.asarray(X)
-    table = np.array([truth[X == a].mean(axis=0) for a in range(truth.shape[-1])])
-    return sel.kl_curve(truth, table[X])
-
-
 def unselected_curve(P, lags, X, true):
     """The KL curve of the mixture that weighs every lag equally: it looks back, never selects."""
     from ..selective.predictors import mix
