@@ -16,7 +16,8 @@ The package reads like the book's table of contents:
 * one module or subpackage per chapter: ``hello_world``, ``lookup``,
   ``search``, ``sort``, ``addition``, ``encodings``, ``interpreter``,
   ``coupling`` and ``selective``;
-* ``programs`` (the catalogue of every program with the sources' numbers),
+* ``chapters`` (the list of chapters), ``programs`` (the catalogue of every
+  program with the sources' numbers),
   ``plot`` and ``widgets`` (figures; they load matplotlib when first used) and
   ``exercises`` (the puzzle checkers).
 
@@ -58,7 +59,7 @@ from .addition import build_compact_addition_transformer
 
 __version__ = '0.1.0'
 
-_LAZY = ('plot', 'widgets', 'programs', 'exercises', 'reference', 'trained',
+_LAZY = ('plot', 'widgets', 'programs', 'chapters', 'exercises', 'reference', 'trained',
          'train', 'export')   # the training extra: PyTorch loads only when they are used
 
 

@@ -21,7 +21,7 @@ def main(argv=None):
             if len(argv) > 2 or (len(argv) == 2 and not argv[1].isdigit()):
                 print('usage: python -m taotp progress [CHAPTER]', file=sys.stderr)
                 return 2
-            progress(int(argv[1]) if len(argv) == 2 else None)
+            progress(int(argv[1]) if len(argv) == 2 else None, show_file=True)
             return 0
         from .interpreter.cli import main as interpreter_main
         if argv[:1] in ([], ['-h'], ['--help']):

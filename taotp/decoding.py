@@ -14,20 +14,11 @@ architecture, and accept the same variant switches (``norm``, ``post_ln``):
 """
 import numpy as np
 
-from .model import DistinctRows, forward, multi_level, norm_function, softmax
-from .params import ParamsError, as_arrays, block_size, check_tokens, validate_params
+from .model import DistinctRows, forward, multi_level, softmax
+from .params import (ParamsError, as_arrays, block_size, check_tokens, check_variant,
+                     validate_params)
 
 FLOAT_BUDGET = 1 << 23   # numbers in the largest intermediate array of one chunk (64 MB)
-
-
-def _variant(norm, post_ln, where):
-    try:
-        fn = norm_function(norm)
-    except ValueError as exc:
-        raise ParamsError(f'{where}: {exc}') from None
-    if not isinstance(post_ln, (bool, np.bool_)):
-        raise ParamsError(f'{where}: post_ln must be True or False; got {post_ln!r}')
-    return {'norm_fn': fn, 'post_ln': bool(post_ln)}
 
 
 def transformer(tokens, tok_emb, pos_emb, out_emb, layers, lnf, positions=None,
@@ -42,7 +33,7 @@ def transformer(tokens, tok_emb, pos_emb, out_emb, layers, lnf, positions=None,
     """
     params = as_arrays(validate_params(dict(tok_emb=tok_emb, pos_emb=pos_emb, out_emb=out_emb,
                                             layers=layers, lnf=lnf)))
-    variant = _variant(norm, post_ln, 'transformer')
+    variant = check_variant(norm, post_ln, 'transformer')
     tokens = check_tokens(tokens, params, window=positions is not None)
     positions = check_positions(positions, params, tokens.shape[-1])
     return forward(tokens, positions=positions, **variant, **params)
@@ -56,7 +47,7 @@ def transformer_variant(tokens, params, norm='layer', post_ln=False, positions=N
 def transformer_batch(tokens, params, positions=None, norm='layer', post_ln=False):
     """Logits for a batch of equal-length sequences: (batch, n) -> (batch, n, vocab)."""
     params = as_arrays(validate_params(params))
-    variant = _variant(norm, post_ln, 'transformer_batch')
+    variant = check_variant(norm, post_ln, 'transformer_batch')
     tokens = check_tokens(tokens, params)
     if tokens.ndim != 2:
         raise ParamsError(f'transformer_batch: tokens must have shape (batch, n); '
@@ -105,7 +96,7 @@ class KVCache:
     def __init__(self, params, capacity, norm='layer', post_ln=False):
         self.params = as_arrays(params)
         self.capacity = int(capacity)
-        self.variant = _variant(norm, post_ln, 'KVCache')
+        self.variant = check_variant(norm, post_ln, 'KVCache')
         self.length = 0
         self._slots = [None] * len(params['layers'])
 
@@ -177,7 +168,7 @@ def decode(tokens, params, max_steps=1000, eos=None, cache=True, window=False,
             ``block_size`` without ``window=True``.
     """
     params = as_arrays(validate_params(params))
-    variant = _variant(norm, post_ln, 'decode')
+    variant = check_variant(norm, post_ln, 'decode')
     tokens = check_tokens(tokens, params, allow_batch=False,
                           window=window or positions is not None)
     if isinstance(temperature, bool) or not isinstance(temperature, (int, float, np.number)) \
@@ -295,7 +286,7 @@ def last_token_argmax(tokens, params, chunk=None, norm='layer', post_ln=False):
     Computes in the dtype of ``params`` (see ``taotp.params.as_dtype``).
     """
     tokens, params = _batch(tokens, params, 'last_token_argmax')
-    variant = _variant(norm, post_ln, 'last_token_argmax')
+    variant = check_variant(norm, post_ln, 'last_token_argmax')
     rows = _chunk_rows(params, tokens.shape[1], chunk, n_logits=1)
     out = [forward(tokens[i:i + rows], logits_at=-1, **variant, **params)[:, -1].argmax(-1)
            for i in range(0, len(tokens), rows)]
@@ -327,7 +318,7 @@ def teacher_forced_argmax(sequences, params, start, positions=None, chunk=None,
                           f'1..{n - 1}; got {start!r}')
     fed, params = _batch(seq[:, :-1], params, 'teacher_forced_argmax',
                          window=positions is not None)
-    variant = _variant(norm, post_ln, 'teacher_forced_argmax')
+    variant = check_variant(norm, post_ln, 'teacher_forced_argmax')
     positions = check_positions(positions, params, n - 1)
     rows = _chunk_rows(params, n - 1, chunk, n_logits=n - start)
     at = slice(start - 1, n - 1)

@@ -32,12 +32,14 @@ import numpy as np
 
 from .blocks import pos_enc_3d_array
 from .decoding import decode, transformer
-from .params import base_params
+from .model import EPS, forward, layer_norm, softmax
+from .params import MAX_SIZE, base_params, check_size
 
 __all__ = ['HELLO_WORLD', 'HARDEN', 'SIMPLEFORMER', 'message_tokenizer', 'ascii_tokenizer',
            'make_tokenizer', 'tokenize', 'detokenize', 'hello_world_targets',
            'simpleformer_params', 'simpleformer', 'decode_simpleformer',
-           'build_hello_world_simpleformer', 'build_hello_world_transformer']
+           'build_hello_world_simpleformer', 'build_hello_world_transformer',
+           'hello_world_loss_and_grad', 'train_hello_world']
 
 HELLO_WORLD = 'Hello World!'
 SPECIAL = ('<bos>', '<eos>')
@@ -52,6 +54,10 @@ def _check_message(message, where):
         raise TypeError(f'{where}: message must be a str; got {type(message).__name__}')
     if not message:
         raise ValueError(f"{where}: message must have at least 1 character; got ''")
+    if len(message) >= MAX_SIZE:     # block_size is len(message) + 1
+        raise ValueError(f'{where}: message must have at most {MAX_SIZE - 1:,} characters '
+                         f'(block_size = len + 1, at most taotp.params.MAX_SIZE); got '
+                         f'{len(message):,}')
 
 
 def message_tokenizer(message):
@@ -155,7 +161,10 @@ def build_hello_world_simpleformer(message=HELLO_WORLD, tokenizer='message'):
         >>> out = taotp.decode([tok['<bos>']], params, eos=tok['<eos>'], norm='none')
         >>> detokenize(out, tok)
         '<bos>ok<eos>'
+
+    ``message`` holds at most ``MAX_SIZE - 1`` characters (taotp.params.MAX_SIZE).
     """
+    _check_message(message, 'build_hello_world_simpleformer')
     table = make_tokenizer(message, tokenizer)
     vocab = max(table.values()) + 1
     angles = np.linspace(0, 6, vocab)
@@ -181,9 +190,11 @@ def build_hello_world_transformer(message=HELLO_WORLD, tokenizer='message', hard
     Returns:
         ``(params, tokenizer)``: the program and the ``symbol -> id`` dict.
     Raises:
-        TypeError, ValueError: a message that is not a non-empty str, an unknown
-            tokenizer, a character the tokenizer lacks, or harden <= 0.
+        TypeError, ValueError: a message that is not a non-empty str (or is longer
+            than ``MAX_SIZE - 1`` characters), an unknown tokenizer, a character the
+            tokenizer lacks, or harden <= 0.
     """
+    _check_message(message, 'build_hello_world_transformer')
     table = make_tokenizer(message, tokenizer)
     if isinstance(harden, bool) or not isinstance(harden, Real) or not harden > 0:
         raise ValueError(f'build_hello_world_transformer: harden must be a number > 0; '
@@ -195,3 +206,79 @@ def build_hello_world_transformer(message=HELLO_WORLD, tokenizer='message', hard
     params['out_emb'] = params['tok_emb']          # tied: counted once
     params['pos_emb'] = harden * params['tok_emb'][targets]
     return params, table
+
+
+# ----------------------------------------------------------------------------- training (puzzle 2.3)
+
+def hello_world_loss_and_grad(tok_emb, pos_emb, inputs, targets):
+    """Mean cross-entropy of a tied 0-layer program, and its gradients for both tables.
+
+    The logits and the residual stream come from the engine (``forward`` with a
+    ``record``); the backward pass is written out by hand through the tied output
+    embedding and the final layer norm (which adds its epsilon to the std).
+    Returns ``(loss, d_tok_emb, d_pos_emb)``.
+    """
+    record = []
+    logits = forward(inputs, tok_emb, pos_emb, tok_emb, [], {}, record=record)
+    x = record[-1]['final']                                # the stream before the final norm
+    y = layer_norm(x)
+    centred = x - x.mean(-1, keepdims=True)
+    std = np.sqrt((centred ** 2).mean(-1, keepdims=True))
+    scale = std + EPS
+    probs = softmax(logits)
+    n, d = y.shape
+    loss = -np.log(probs[np.arange(n), targets] + 1e-300).mean()
+    d_logits = probs.copy()
+    d_logits[np.arange(n), targets] -= 1
+    d_logits /= n
+    d_tok = d_logits.T @ y                                 # the tied output embedding
+    d_y = d_logits @ tok_emb
+    d_scale = -(d_y * centred).sum(-1, keepdims=True) / scale ** 2
+    d_centred = d_y / scale + d_scale * centred / (d * std)
+    d_x = d_centred - d_centred.mean(-1, keepdims=True)
+    d_pos = np.zeros_like(pos_emb)
+    d_pos[:n] = d_x
+    np.add.at(d_tok, inputs, d_x)                          # the input embedding, same table
+    return loss, d_tok, d_pos
+
+
+def train_hello_world(d_model=3, steps=1500, lr=0.05, *, rng=None, message=HELLO_WORLD):
+    """Train a tied 0-layer program with Adam to print ``message`` (message tokenizer).
+
+    NumPy only: the forward pass is the engine's, the gradients are
+    ``hello_world_loss_and_grad``.  Returns ``(params, tokenizer, losses)``; the
+    harness of puzzle 2.3 (change the width, the optimiser or the start and see
+    what still learns).  ``rng`` (keyword) draws the start; None means seed 0.
+    ``d_model`` and ``steps`` are at most ``taotp.params.MAX_SIZE``.
+
+    >>> params, tok, losses = train_hello_world(steps=300)
+    >>> detokenize(decode([tok['<bos>']], params, eos=tok['<eos>']), tok)
+    '<bos>Hello World!<eos>'
+    """
+    where = 'train_hello_world'
+    d_model = check_size(where, 'd_model', d_model)
+    steps = check_size(where, 'steps', steps, low=0)
+    _check_message(message, where)
+    rng = np.random.default_rng(0) if rng is None else rng
+    tok = message_tokenizer(message)
+    targets = hello_world_targets(message, tok)
+    inputs = np.concatenate([[tok['<bos>']], targets[:-1]])
+    vocab = max(tok.values()) + 1
+    weights = [rng.normal(scale=0.5, size=(vocab, d_model)),
+               rng.normal(scale=0.5, size=(len(targets), d_model))]
+    first = [np.zeros_like(w) for w in weights]        # Adam's running moments
+    second = [np.zeros_like(w) for w in weights]
+    losses = []
+    for step in range(1, steps + 1):
+        loss, *grads = hello_world_loss_and_grad(*weights, inputs, targets)
+        losses.append(loss)
+        for w, g, m, v in zip(weights, grads, first, second):
+            m *= 0.9
+            m += 0.1 * g
+            v *= 0.999
+            v += 0.001 * g ** 2
+            w -= lr * (m / (1 - 0.9 ** step)) / (np.sqrt(v / (1 - 0.999 ** step)) + 1e-8)
+    params = base_params(vocab, len(targets), d_model)
+    params['tok_emb'] = params['out_emb'] = weights[0]
+    params['pos_emb'] = weights[1]
+    return params, tok, np.array(losses)

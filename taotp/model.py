@@ -4,6 +4,9 @@ This is the only implementation of the architecture in taotp.  Everything that
 runs a program (``transformer``, every decoder, the KV cache, teacher forcing,
 ``trace``, the checkers) calls ``forward`` below, and the tests compare each
 of those paths with the independent loop reference in ``taotp.reference``.
+Inside it, attention scores are computed in one place, ``attention_scores``
+(``trace`` records them before the softmax), and a ReLU MLP in one, ``mlp``
+(``scalar_mlp`` evaluates an MLP that reads a single number).
 
 It follows the book's equations exactly (epsilon added to the standard
 deviation, a -inf causal mask, scores divided by sqrt(d_head)) so that
@@ -91,6 +94,32 @@ def heads(x, W):
     return np.moveaxis(out.reshape(out.shape[:-1] + (h, k)), -2, -3)
 
 
+def attention_scores(q, k, mask, scale=None):
+    """Pre-softmax scores of queries ``q`` on keys ``k``: taotp's one score path.
+
+    q (..., h, m, d_head), k (..., h, t, d_head), ``mask`` (m, t) True where a
+    query may see a key.  Returns ``q . k * scale`` of shape (..., h, m, t), with
+    ``-inf`` where the mask hides a key (softmax gives those weight exactly 0).
+    ``scale`` defaults to the book's ``1 / sqrt(d_head)``; Chapter 7's positional
+    attention uses 1 (a bare bilinear form).
+    """
+    scores = q @ np.swapaxes(k, -1, -2)
+    scores = scores / q.shape[-1] ** 0.5 if scale is None else scores * scale
+    return np.where(mask, scores, -np.inf)
+
+
+def mix_values(weights, v, P):
+    """Each head's weighted values ``weights @ v``, mapped through ``P``: (..., m, d_model).
+
+    weights (..., h, m, t), v (..., h, t, d_v), P (h, d_model, d_v).
+    """
+    per_head = weights @ v                                                # (..., h, m, d_v)
+    h, d_model, d_v = P.shape
+    m = weights.shape[-2]
+    stacked = np.moveaxis(per_head, -3, -2).reshape(per_head.shape[:-3] + (m, h * d_v))
+    return stacked @ P.transpose(0, 2, 1).reshape(h * d_v, d_model)
+
+
 def attend(q, k, v, P, mask):
     """Softmax attention of queries ``q`` on keys ``k``, values ``v``; output through ``P``.
 
@@ -98,19 +127,8 @@ def attend(q, k, v, P, mask):
     ``mask`` (m, t) True where a query may see a key.  Returns the update
     (..., m, d_model) and the weights (..., h, m, t).
     """
-    scores = q @ np.swapaxes(k, -1, -2) / q.shape[-1] ** 0.5              # (..., h, m, t)
-    weights = softmax(np.where(mask, scores, -np.inf), axis=-1)
-    per_head = weights @ v                                                # (..., h, m, d_v)
-    h, d_model, d_v = P.shape
-    m = q.shape[-2]
-    stacked = np.moveaxis(per_head, -3, -2).reshape(per_head.shape[:-3] + (m, h * d_v))
-    return stacked @ P.transpose(0, 2, 1).reshape(h * d_v, d_model), weights
-
-
-def attention_weights(x, Q, K, mask):
-    """Softmax attention weights, shape (..., n_heads, n_queries, n_keys)."""
-    scores = np.einsum('...hnk,...hmk->...hnm', heads(x, Q), heads(x, K)) / Q.shape[-1] ** 0.5
-    return softmax(np.where(mask, scores, -np.inf), axis=-1)
+    weights = softmax(attention_scores(q, k, mask), axis=-1)
+    return mix_values(weights, v, P), weights
 
 
 def self_attn(x, Q, K, V, P, mask, return_weights=False):
@@ -129,8 +147,8 @@ def mlp(x, M1, b1, M2, b2, rows='all'):
     ``DistinctRows`` memo (``rows=memo.layer(i)``) also remembers the outputs
     across calls, e.g. across the chunks of an exhaustive check.
     """
-    shape = x.shape
-    flat = x.reshape(-1, shape[-1])
+    shape = x.shape[:-1] + (np.shape(M2)[-1],)     # d_model, or d_out of a lone MLP
+    flat = x.reshape(-1, x.shape[-1])
     if rows == 'all' or len(flat) < 2:
         return _mlp_blocks(flat, M1, b1, M2, b2).reshape(shape)
     if not (rows == 'distinct' or isinstance(rows, dict)):
@@ -142,6 +160,20 @@ def mlp(x, M1, b1, M2, b2, rows='all'):
     else:
         outputs = _mlp_blocks(keys, M1[read], b1, M2, b2)
     return outputs[inverse.ravel()].reshape(shape)
+
+
+def scalar_mlp(x, m1, b1, M2, b2):
+    """A ReLU MLP that reads one number, at every value of ``x``: shape (*x.shape, d_out).
+
+    ``m1`` is the single row of ``M1`` (shape (d_ff,) or (1, d_ff)); ``M2`` is
+    (d_ff, d_out).  The same evaluation as ``mlp`` (it calls it), for the MLPs of
+    Chapter 6 (``build_MLP``) and the checkers that probe an MLP on a grid.
+
+    >>> scalar_mlp([0.0, 2.0], np.ones(1), np.zeros(1), np.ones((1, 2)), np.zeros(2)).tolist()
+    [[0.0, 0.0], [2.0, 2.0]]
+    """
+    x = np.asarray(x, dtype=np.float64)
+    return mlp(x[..., None], np.reshape(m1, (1, -1)), b1, M2, b2)
 
 
 class DistinctRows:
@@ -208,7 +240,9 @@ def transformer_layer(x, mask, Q, K, V, P, M1, b1, M2, b2, ln1, ln2, record=None
         k, v = cache.append(k, v)
     if queries is not None:
         x, attn_in, mask = x[..., queries, :], attn_in[..., queries, :], mask[queries]
-    attn_out, weights = attend(heads(attn_in, Q), k, v, P, mask)
+    scores = attention_scores(heads(attn_in, Q), k, mask)
+    weights = softmax(scores, axis=-1)
+    attn_out = mix_values(weights, v, P)
     if post_ln:
         mid = norm_fn(x + attn_out, **ln1)
         mlp_in = mid
@@ -219,8 +253,8 @@ def transformer_layer(x, mask, Q, K, V, P, M1, b1, M2, b2, ln1, ln2, record=None
     if post_ln:
         out = norm_fn(out, **ln2)
     if record is not None:
-        record.append({'resid_pre': x, 'attn': weights, 'resid_mid': mid, 'mlp_in': mlp_in,
-                       'resid_post': out})
+        record.append({'resid_pre': x, 'scores': scores, 'attn': weights, 'resid_mid': mid,
+                       'mlp_in': mlp_in, 'resid_post': out})
     return out
 
 
@@ -276,9 +310,10 @@ def forward(tokens, tok_emb, pos_emb, out_emb, layers, lnf, positions=None, reco
         tokens: token ids (..., n); with a ``cache``, only the new ones.
         positions: position ids (see ``embed``); default: consecutive, continuing
             after the cached positions.
-        record: a list that receives one dict per layer (attention weights, the
-            residual stream before the layer, after attention and after the MLP,
-            and the MLP's normalised input), then ``{'final': x}``.
+        record: a list that receives one dict per layer (attention scores before the
+            softmax and weights after it, the residual stream before the layer,
+            after attention and after the MLP, and the MLP's normalised input),
+            then ``{'final': x}``.
         norm_fn, post_ln: the variant (see the module docstring).
         cache: a ``taotp.decoding.KVCache``; its keys and values are reused and
             extended by the new tokens.

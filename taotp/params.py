@@ -19,7 +19,7 @@ from numbers import Real
 
 import numpy as np
 
-from .model import multi_level, position_tables
+from .model import multi_level, norm_function, position_tables
 
 LAYER_KEYS = ('Q', 'K', 'V', 'P', 'M1', 'b1', 'M2', 'b2', 'ln1', 'ln2')
 TOP_KEYS = ('tok_emb', 'pos_emb', 'out_emb', 'layers', 'lnf')
@@ -45,8 +45,50 @@ class HumanReadableDict(dict):
         return '{' + ', '.join(f'{k}: {v:,}' for k, v in self.items()) + '}'
 
 
+MAX_SIZE = 1 << 20         # the largest size a builder accepts: vocabulary, block, width, heads
+MAX_NUMBERS = 1 << 27      # the most numbers one program or array of a builder holds (1 GiB)
+
+
+def check_size(where, name, value, low=1, high=MAX_SIZE, limit='taotp.params.MAX_SIZE'):
+    """``value`` as an int in ``low..high``, checked before anything is allocated.
+
+    A TypeError for anything but an int (a bool, float, string or None); a ValueError
+    below ``low`` (``None``: the caller checks the low side itself) or above ``high``,
+    naming the limit (``limit`` says where it is set).
+
+    >>> check_size('example', 'n', 10**12)
+    Traceback (most recent call last):
+    ...
+    ValueError: example: n must be at most 1,048,576 (taotp.params.MAX_SIZE); got 1000000000000
+    """
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+        raise TypeError(f'{where}: {name} must be an int; got {type(value).__name__} {value!r}')
+    if low is not None and value < low:
+        raise ValueError(f'{where}: {name} must be at least {low}; got {value}')
+    if value > high:
+        raise ValueError(f'{where}: {name} must be at most {high:,} ({limit}); got {value}')
+    return int(value)
+
+
+def check_numbers(where, count, what='the program'):
+    """Refuse to build something of ``count`` numbers above ``MAX_NUMBERS`` (before building it)."""
+    if count > MAX_NUMBERS:
+        raise ValueError(f'{where}: {what} would hold {count:,} numbers, more than the limit '
+                         f'taotp.params.MAX_NUMBERS = {MAX_NUMBERS:,}')
+    return count
+
+
 def base_layer(n_heads, d_model, d_ff, d_head):
-    """An all-zero layer; thanks to the residual connections it is the identity."""
+    """An all-zero layer; thanks to the residual connections it is the identity.
+
+    Every size is an int in 0..``MAX_SIZE`` and the layer holds at most ``MAX_NUMBERS``
+    numbers (a ValueError names the limit before anything is allocated).
+    """
+    sizes = {name: check_size('base_layer', name, value, low=0) for name, value in
+             (('n_heads', n_heads), ('d_model', d_model), ('d_ff', d_ff), ('d_head', d_head))}
+    n_heads, d_model, d_ff, d_head = sizes.values()
+    check_numbers('base_layer', 4 * n_heads * d_model * d_head + (2 * d_model + 1) * d_ff
+                  + d_model, 'the layer')
     layer = {name: np.zeros((n_heads, d_model, d_head)) for name in ('Q', 'K', 'V', 'P')}
     layer['M1'], layer['b1'] = np.zeros((d_model, d_ff)), np.zeros(d_ff)
     layer['M2'], layer['b2'] = np.zeros((d_ff, d_model)), np.zeros(d_model)
@@ -56,7 +98,16 @@ def base_layer(n_heads, d_model, d_ff, d_head):
 
 
 def base_params(vocab_size, block_size, d_model):
-    """All-zero embeddings, no layers, default final layer norm."""
+    """All-zero embeddings, no layers, default final layer norm.
+
+    Every size is an int in 0..``MAX_SIZE`` and the tables hold at most ``MAX_NUMBERS``
+    numbers (a ValueError names the limit before anything is allocated).
+    """
+    vocab_size, block_size, d_model = (
+        check_size('base_params', name, value, low=0) for name, value in
+        (('vocab_size', vocab_size), ('block_size', block_size), ('d_model', d_model)))
+    check_numbers('base_params', (2 * vocab_size + block_size) * d_model, 'the embeddings')
+
     def table(rows):
         return np.zeros((rows, d_model))
     return {'tok_emb': table(vocab_size), 'out_emb': table(vocab_size),
@@ -297,6 +348,25 @@ def validate_params(params):
     return params
 
 
+def check_variant(norm, post_ln, where):
+    """The forward pass's variant switches as ``forward`` keywords, or a ``ParamsError``.
+
+    ``norm`` names a normalisation (``taotp.model.NORMS``) or is one; ``post_ln``
+    is True or False.  Every runner (``transformer``, the decoders, ``trace``)
+    checks its switches here, so an unknown variant reads the same everywhere.
+
+    >>> sorted(check_variant('rms', False, 'example'))
+    ['norm_fn', 'post_ln']
+    """
+    try:
+        fn = norm_function(norm)
+    except ValueError as exc:
+        raise ParamsError(f'{where}: {exc}') from None
+    if not isinstance(post_ln, (bool, np.bool_)):
+        raise ParamsError(f'{where}: post_ln must be True or False; got {post_ln!r}')
+    return {'norm_fn': fn, 'post_ln': bool(post_ln)}
+
+
 def check_tokens(tokens, params, name='tokens', allow_batch=True, window=False):
     """Return ``tokens`` as an int array after checking ids and length against ``params``."""
     try:
@@ -388,9 +458,13 @@ def random_params(rng, vocab_size=7, block_size=12, d_model=8, n_layers=2, n_hea
                   d_head=3, d_ff=5, scale=1.0):
     """A random program of the given shape (for tests, checkers and benchmarks).
 
-    ``d_ff`` may be 0 (an attention-only layer); ``n_layers`` may be 0.
+    ``d_ff`` may be 0 (an attention-only layer); ``n_layers`` may be 0.  Sizes follow
+    ``base_params`` and ``base_layer`` (at most ``MAX_SIZE`` each).
     """
+    n_layers = check_size('random_params', 'n_layers', n_layers, low=0)
     p = base_params(vocab_size, block_size, d_model)
+    if n_layers:
+        base_layer(n_heads, d_model, d_ff, d_head)      # checks the sizes before drawing
     p['tok_emb'] = scale * rng.normal(size=(vocab_size, d_model))
     p['out_emb'] = scale * rng.normal(size=(vocab_size, d_model))
     p['pos_emb'] = scale * rng.normal(size=(block_size, d_model))

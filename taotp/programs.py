@@ -19,6 +19,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from . import addition, coupling, hello_world, interpreter, lookup, search, selective, sort
+from .addition import adderboard
+from .params import base_layer, base_params
 
 
 @dataclass(frozen=True)
@@ -279,6 +281,47 @@ PROGRAMS += [
             examples=_compact_addition_examples(40),
             note="the book's adder would need about 3.7e43 parameters at 40 digits",
             facts={'book_total': addition.book_addition_size(40)}),
+]
+
+
+
+def _stored_sparse_sort():
+    """The sparsest Sort at 28 the Records chapter's search found (``records_sort.json``).
+
+    The search itself (moves that change no score, from the compact record) runs in
+    ``tests/test_large_vocab_sort.py``, which also checks that it finds this program.
+    """
+    import json
+    from pathlib import Path
+    stored = json.loads((Path(__file__).parent / 'data' / 'records_sort.json').read_text())
+    arrays = {key: np.array(value) for key, value in stored['arrays'].items()}
+    params = base_params(len(arrays['tok_emb']), 100, 3)
+    params['tok_emb'] = params['out_emb'] = arrays['tok_emb']
+    layer = base_layer(1, 3, 0, 3)
+    for key in ('Q', 'K', 'V', 'P'):
+        layer[key] = arrays[key][None]
+    params['layers'] = [layer]
+    return params
+
+
+def _adderboard_examples():
+    """The board's edges: 0 + 0, max + max, a carry through every column (11 answer digits)."""
+    top = adderboard.TOP
+    return [(adderboard.prompt(a, b), [int(ch) for ch in f'{a + b:011d}'[::-1]])
+            for a, b in ((0, 0), (top, top), (top, 1), (1_234_567_890, 987_654_321))]
+
+
+PROGRAMS += [
+    Program('sort-28-sparse', 12, 'Sort, n = 28, fewest non-zero (record)',
+            _stored_sparse_sort, examples=_sort_examples,
+            note='the compact record after moves that change no score, found by a search',
+            facts={'book': 'sort-28'}),
+    Program('adderboard-entry', 12, 'AdderBoard entry, 10-digit addition (record)',
+            adderboard.params, examples=_adderboard_examples,
+            note='unique parameters by AdderBoard\'s rules: taotp.addition.adderboard.'
+                 'unique_parameters',
+            facts={'field': 'AdderBoard: 130 (best hand-coded entry in the public snapshot)',
+                   'unique': 57}),
 ]
 
 CATALOGUE = {p.key: p for p in PROGRAMS}

@@ -4,6 +4,7 @@
 what plots, checkers and MLP fitting need::
 
     t = taotp.trace([0, 3, 1], params)
+    t.scores[0]       # (n_heads, n, n) its scores before the softmax (-inf: masked)
     t.attn[0]         # (n_heads, n, n) weights of layer 0
     t.resid_pre[0]    # (n, d_model) residual stream entering layer 0
     t.resid_mid[0]    # ... after its attention sub-layer
@@ -16,9 +17,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .decoding import _variant, check_positions
+from .decoding import check_positions
 from .model import forward
-from .params import as_arrays, check_tokens, validate_params
+from .params import as_arrays, check_tokens, check_variant, validate_params
 
 
 @dataclass
@@ -31,6 +32,7 @@ class Trace:
     mlp_in: list
     resid_post: list
     final: np.ndarray
+    scores: list       # per layer (..., n_heads, n, n): pre-softmax scores, -inf where masked
 
     @property
     def attn_out(self):
@@ -46,7 +48,7 @@ class Trace:
 def trace(tokens, params, positions=None, norm='layer', post_ln=False):
     """Run ``params`` on ``tokens`` ((n,), or a batch (..., n)) and record every intermediate."""
     params = as_arrays(validate_params(params))
-    variant = _variant(norm, post_ln, 'trace')
+    variant = check_variant(norm, post_ln, 'trace')
     tokens = check_tokens(tokens, params, window=positions is not None)
     positions = check_positions(positions, params, tokens.shape[-1])
     record = []
@@ -54,7 +56,8 @@ def trace(tokens, params, positions=None, norm='layer', post_ln=False):
     layers, final = record[:-1], record[-1]['final']
     return Trace(tokens=tokens, logits=logits, final=final,
                  **{key: [r[key] for r in layers]
-                    for key in ('attn', 'resid_pre', 'resid_mid', 'mlp_in', 'resid_post')})
+                    for key in ('scores', 'attn', 'resid_pre', 'resid_mid', 'mlp_in',
+                                'resid_post')})
 
 
 def residual_stream(tokens, params, positions=None):

@@ -125,6 +125,7 @@ def test_mod_adder_three_digits_seeded(rng):
     assert addition_errors(build_multi_digit_mod_transformer(3), 3, pairs, task='mod') == (0, 300)
 
 
+@pytest.mark.slow       # a 4-digit build (d_ff 299,985); 1 to 3 digits are tested above
 def test_decimal_four_digits_seeded(rng):
     """Beyond the book's sizes: 4 digits (d_ff 299,985), a few seeded pairs, carries included."""
     pairs = np.vstack([rng.integers(0, 10_000, size=(6, 2)), [[9_999, 9_999], [5_000, 5_000]]])

@@ -153,7 +153,8 @@ def test_preln_port_agrees_with_the_papers_model(rng):
 @pytest.mark.parametrize('call, match', [
     (lambda: C.build_multi_operand_adder(2, 2, lam=-1.0), 'lam must be a positive number'),
     (lambda: C.build_multi_operand_adder(2, 2, norm=True, eps=0), 'eps must be a positive'),
-    (lambda: C.build_multi_operand_adder(0, 2), 'sizes: n must be an integer >= 1'),
+    (lambda: C.build_multi_operand_adder(0, 2),
+     'build_multi_operand_adder: max_digits must be at least 1; got 0'),
     (lambda: C.build_multi_operand_adder(2, 3).generate([1] * 9),
      r'generate: the IDs \(s1 \+ ell, s2 \+ m\) must be <= max_pos = \(7, 4\).*got \(3, 10\)'),
     (lambda: C.build_multi_operand_adder(2, 3).generate([1], offsets=(0, 1)),
@@ -228,6 +229,16 @@ def test_preln_eps_margin(rng):
 
     assert all(exact(eps) for eps in (1e-6, 1e-3, 3e-2))
     assert not exact(0.1)
+
+
+def test_census_without_building_equals_the_census_of_the_program():
+    """``adder_census`` (shapes only) counts what ``count_params`` counts on the program,
+    across every power-of-two boundary of both code widths up to P1 = 6, P2 = 5."""
+    for n in (1, 2, 4, 5, 6, 13, 14, 29, 30, 61, 62):
+        for m in (1, 2, 3, 4, 7, 8, 15, 16, 31, 32):
+            params = C.build_adder_params(n, m)
+            assert C.adder_census(n, m) == (taotp.count_params(params)['n_params'],
+                                            taotp.count_non0_params(params)['n_params']), (n, m)
 
 
 # ----------------------------------------------------------------------------- the 30 x 30 grid

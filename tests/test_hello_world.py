@@ -127,8 +127,9 @@ def test_targets():
 
 
 @pytest.mark.parametrize('args, error, match', [
-    (('',), ValueError, r"make_tokenizer: message must have at least 1 character; got ''"),
-    ((5,), TypeError, r'make_tokenizer: message must be a str; got int'),
+    (('',), ValueError,
+     r"build_hello_world_transformer: message must have at least 1 character; got ''"),
+    ((5,), TypeError, r'build_hello_world_transformer: message must be a str; got int'),
     (('hi', 'utf8'), ValueError, r"make_tokenizer: tokenizer must be 'message' or 'ascii'; got 'utf8'"),
     (('h\0i', 'ascii'), ValueError, r"make_tokenizer: the ascii tokenizer needs characters chr\(1\)..chr\(255\)"),
     (('hé€', 'ascii'), ValueError, r"make_tokenizer: the ascii tokenizer needs characters .*got '€'"),

@@ -7,7 +7,10 @@ calls at every code position, both ends, powers of two), V = 65,536 on a smart
 sample, and the precision limits measured without the full table.
 """
 import itertools
+import json
 import math
+import os
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -215,3 +218,135 @@ def test_sign_probe_agrees_with_the_full_program():
     p = build_bits_sort_transformer(253, 40)
     inputs = large_vocab_sort_inputs(253, np.random.default_rng(3), count=30, length=12)
     assert sort_failures(p, inputs) == []
+
+
+# ----------------------------------------------------------------------------- the sparsest Sort at 28
+
+STORED_SPARSE = Path(taotp.__file__).parent / 'data' / 'records_sort.json'
+LEAD_NEEDED = 30.0        # softmax units: a rival keeps at most exp(-30) of the weight
+
+
+def _sparse_candidate(base, phi, row, col):
+    """The compact record turned by ``phi`` about (1, 1, 1), with the moves that change no score.
+
+    * Turning every token and the score form by the same rotation changes no score.
+    * Each token row is shifted along (1, 1, 1) until its smallest coordinate is 0
+      (layer norm removes the shift; the tied readout sees zero-sum vectors only).
+    * The score form B = Q K^T acts on zero-sum vectors, so B + u 1^T + 1 w^T scores the
+      same: clear row ``row`` and column ``col`` of it, and let K drop coordinate ``col``.
+    * Entries below 1e-12 of their array's largest are set to 0 (a row turned onto a
+      direction with two equal coordinates loses both).
+    """
+    R = taotp.pos_3d_enc_rotation_matrix(phi)
+    tok = base['tok_emb'] @ R
+    tok = tok - tok[np.arange(len(tok)), np.abs(tok).argmin(axis=1)][:, None]
+    tok[np.abs(tok) < 1e-12 * np.abs(tok).max()] = 0.0
+    layer = base['layers'][0]
+    B = R.T @ (layer['Q'][0] @ layer['K'][0].T) @ R
+    B = B - B[row][None, :]
+    B = B - B[:, col][:, None]
+    B[np.abs(B) < 1e-12 * np.abs(B).max()] = 0.0
+    K = np.eye(3)
+    K[col, col] = 0.0
+    p = taotp.base_params(len(tok), len(base['pos_emb']), 3)
+    p['tok_emb'] = p['out_emb'] = tok
+    sparse = taotp.base_layer(1, 3, 0, 3)
+    sparse.update(Q=B[None], K=K[None], V=layer['V'].copy(), P=layer['P'].copy())
+    p['layers'] = [sparse]
+    return p
+
+
+def _pairs_decoded(p):
+    """Every successor alone and every (successor, query) pair: decoded right?"""
+    V = len(p['tok_emb'])
+    alone = np.array([[j, 0] for j in range(1, V)])
+    pairs = np.array([[j, 0, y] for y in range(1, V) for j in range(y + 1, V)])
+    return (taotp.last_token_argmax(alone, p).tolist() == list(range(1, V))
+            and taotp.last_token_argmax(pairs, p).tolist() == pairs[:, 0].tolist())
+
+
+def search_sparse_sort(vocab_size=28, block_size=100):
+    """The fewest non-zero parameters the moves of ``_sparse_candidate`` reach at 28 numbers.
+
+    Turns tried: none, and each token turned onto each of the 6 directions with two
+    equal coordinates (there it loses a second entry); every row and column of the
+    score form.  A candidate counts when its certificate (``compact_sort_certificate``)
+    keeps a lead of ``LEAD_NEEDED`` and every (query, successor) pair decodes right.
+    Returns ``(params, facts)``: the fewest non-zeros, then the largest lead.
+    """
+    base = build_compact_sort_transformer(vocab_size, block_size)
+    frame = taotp.pos_enc_3d(np.array([0.0, np.pi / 2])) / np.sqrt(3)
+    angles = np.arctan2(base['tok_emb'] @ frame[1], base['tok_emb'] @ frame[0])
+    targets = [np.arctan2(v @ frame[1], v @ frame[0]) for v in
+               np.array([[1, 1, -2], [-1, -1, 2], [1, -2, 1], [-1, 2, -1], [-2, 1, 1],
+                         [2, -1, -1]], dtype=float)]
+    turns = [0.0] + [float(t - a) for t in targets for a in angles]
+    best = None
+    for turn in turns:
+        for row, col in itertools.product(range(3), range(3)):
+            p = _sparse_candidate(base, turn, row, col)
+            non0 = taotp.count_non0_params(p)['n_params']
+            if best is not None and non0 > best[0]:
+                continue
+            lead = compact_sort_certificate(p)
+            if lead < LEAD_NEEDED or not _pairs_decoded(p):
+                continue
+            if best is None or (non0, -lead) < (best[0], -best[1]):
+                best = (non0, lead, turn, row, col, p)
+    non0, lead, turn, row, col, p = best
+    return p, {'non0': non0, 'lead': lead, 'turn': turn, 'row': row, 'col': col,
+               'tried': len(turns) * 9}
+
+
+def _stored_arrays(p):
+    layer = p['layers'][0]
+    return {'tok_emb': p['tok_emb'].tolist(), 'Q': layer['Q'][0].tolist(),
+            'K': layer['K'][0].tolist(), 'V': layer['V'][0].tolist(),
+            'P': layer['P'][0].tolist()}
+
+
+def test_the_stored_sparse_sort_is_the_records_program():
+    """The catalogue row loads the stored program; its certificate holds and every
+    (query, successor) pair decodes right; 12.3's inputs sort exactly."""
+    stored = json.loads(STORED_SPARSE.read_text())
+    p = CATALOGUE['sort-28-sparse'].build()
+    assert taotp.count_non0_params(p)['n_params'] == stored['facts']['non0'] == 67
+    assert compact_sort_certificate(p) >= LEAD_NEEDED and _pairs_decoded(p)
+    rng = np.random.default_rng(1203)
+    inputs = [rng.permutation(range(1, 28)).tolist()[:k] + [0] for k in range(1, 28)
+              for _ in range(8)]
+    assert sort_failures(p, inputs) == []
+
+
+@pytest.mark.slow
+def test_the_sparse_sort_search_finds_the_stored_program():
+    """Re-runs the search (about 1,500 candidates); set TAOTP_WRITE_RECORDS=1 to store it."""
+    p, facts = search_sparse_sort()
+    if os.environ.get('TAOTP_WRITE_RECORDS'):
+        STORED_SPARSE.write_text(json.dumps({'facts': facts, 'arrays': _stored_arrays(p)},
+                                            indent=1) + '\n')
+    stored = json.loads(STORED_SPARSE.read_text())
+    assert facts['non0'] == stored['facts']['non0']
+    assert (facts['row'], facts['col']) == (stored['facts']['row'], stored['facts']['col'])
+    assert facts['lead'] == pytest.approx(stored['facts']['lead'], rel=1e-9)
+    for key, value in _stored_arrays(p).items():
+        np.testing.assert_allclose(value, stored['arrays'][key], rtol=1e-12, atol=0)
+        assert np.array_equal(np.asarray(value) == 0, np.asarray(stored['arrays'][key]) == 0)
+
+
+def test_no_single_entry_of_the_sparse_sort_can_go():
+    """Zeroing any one more non-zero entry of the record breaks its certificate or a pair."""
+    p = CATALOGUE['sort-28-sparse'].build()
+    places = [('tok_emb', i, j) for i, j in zip(*np.nonzero(p['tok_emb']))]
+    places += [(key, i, j) for key in ('Q', 'K', 'V', 'P')
+               for i, j in zip(*np.nonzero(p['layers'][0][key][0]))]
+    assert len(places) == 67
+    for key, i, j in places:
+        q = {**p, 'layers': [dict(p['layers'][0])]}
+        if key == 'tok_emb':
+            q['tok_emb'] = q['out_emb'] = p['tok_emb'].copy()
+            q['tok_emb'][i, j] = 0.0
+        else:
+            q['layers'][0][key] = p['layers'][0][key].copy()
+            q['layers'][0][key][0, i, j] = 0.0
+        assert compact_sort_certificate(q) < LEAD_NEEDED or not _pairs_decoded(q), (key, i, j)

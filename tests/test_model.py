@@ -136,7 +136,7 @@ def test_batched_last_position_and_teacher_forced_paths_match_the_reference(vari
     batch = rng.integers(0, 7, size=(6, 9))
     want = np.stack([reference_logits(row, params, **variant) for row in batch])
     close(taotp.transformer_batch(batch, params, **variant), want)
-    close(taotp.model.forward(batch, logits_at=-1, **taotp.decoding._variant(
+    close(taotp.model.forward(batch, logits_at=-1, **taotp.params.check_variant(
         variant['norm'], variant['post_ln'], 'test'), **params)[:, 0], want[:, -1])
     np.testing.assert_array_equal(taotp.last_token_argmax(batch, params, chunk=4, **variant),
                                   want[:, -1].argmax(-1))
@@ -235,3 +235,64 @@ def test_list_valued_weights_run_like_arrays(rng):
     np.testing.assert_array_equal(taotp.decode(tokens, listed, 3), taotp.decode(tokens, params, 3))
     np.testing.assert_array_equal(taotp.trace(tokens, listed).logits, taotp.trace(tokens, params).logits)
     assert taotp.count_params(listed) == taotp.count_params(params)
+
+
+# ----------------------------------------------------------------------------- one score path
+
+def test_trace_records_the_scores_the_softmax_turns_into_weights(rng):
+    params = taotp.random_params(rng, n_layers=2, n_heads=2)
+    run = taotp.trace([0, 3, 1, 4, 1], params)
+    for scores, weights in zip(run.scores, run.attn):
+        assert scores.shape == weights.shape == (2, 5, 5)
+        assert np.all(np.isneginf(scores[:, np.triu_indices(5, 1)[0], np.triu_indices(5, 1)[1]]))
+        np.testing.assert_array_equal(taotp.softmax(scores), weights)
+    layer, x = params['layers'][0], taotp.layer_norm(run.resid_pre[0])
+    q, k = taotp.model.heads(x, layer['Q']), taotp.model.heads(x, layer['K'])
+    np.testing.assert_array_equal(
+        taotp.model.attention_scores(q, k, taotp.model.causal_mask(5)), run.scores[0])
+    want = np.einsum('hnk,hmk->hnm', q, k) / np.sqrt(3)
+    np.testing.assert_allclose(np.where(np.isinf(run.scores[0]), 0, run.scores[0]),
+                               np.tril(want), rtol=1e-12, atol=1e-12)
+    batch = taotp.trace(np.array([[0, 3, 1], [2, 2, 2]]), params)
+    assert batch.scores[1].shape == (2, 2, 3, 3)
+
+
+def test_attention_scores_scale_and_the_scalar_mlp(rng):
+    q, k = rng.normal(size=(1, 3, 4)), rng.normal(size=(1, 3, 4))
+    mask = taotp.model.causal_mask(3)
+    np.testing.assert_array_equal(taotp.model.attention_scores(q, k, mask, scale=1.0),
+                                  np.where(mask, q @ k.swapaxes(-1, -2), -np.inf))
+    m1, b1, M2, b2 = rng.normal(size=5), rng.normal(size=5), rng.normal(size=(5, 2)), \
+        rng.normal(size=2)
+    xs = rng.normal(size=(4, 3))
+    got = taotp.model.scalar_mlp(xs, m1, b1, M2, b2)
+    assert got.shape == (4, 3, 2)
+    np.testing.assert_allclose(got, np.maximum(xs[..., None] * m1 + b1, 0) @ M2 + b2,
+                               rtol=1e-12)
+    assert taotp.model.scalar_mlp(0.5, m1, b1, M2, b2).shape == (2,)
+
+
+MIRRORS = ('model.py', 'reference.py', 'train/', 'export.py', 'selective/network.py',
+           'selective/predictors.py')     # CONTRIBUTING: "Mirrors on purpose"
+BY_HAND = {
+    'a softmax of its own': r'^\s*def \w*softmax\w*\(',
+    'an MLP evaluated by hand': r'maximum\([^\n]*@',
+    'attention scores by hand': r'(swapaxes\(|\.T\b)[^\n]*/\s*(np\.)?sqrt\('
+                                r'|/\s*\w+\.shape\[-1\]\s*\*\*\s*0\.5',
+}
+
+
+def test_scores_softmax_and_mlps_are_computed_by_the_engine_only():
+    """Outside the engine and its documented mirrors nothing recomputes them by hand."""
+    import re
+    from pathlib import Path
+    package = Path(taotp.__file__).parent
+    found = []
+    for path in sorted(package.rglob('*.py')):
+        where = path.relative_to(package).as_posix()
+        if where.startswith(MIRRORS):
+            continue
+        for number, line in enumerate(path.read_text().splitlines(), 1):
+            found += [f'{where}:{number}: {what}: {line.strip()}'
+                      for what, pattern in BY_HAND.items() if re.search(pattern, line)]
+    assert not found, '\n'.join(found)

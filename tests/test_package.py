@@ -1,8 +1,8 @@
-"""Package-level contracts: an explicit face, no matplotlib at import, imports that flow one way."""
-import ast
+"""Package-level contracts: an explicit face, no matplotlib at import, imports that flow one way.
+
+The layer rules are read from CONTRIBUTING.md by ``tests/layering.py``."""
 import doctest
 import importlib
-import pkgutil
 import subprocess
 import sys
 from pathlib import Path
@@ -11,15 +11,10 @@ import pytest
 
 import taotp
 
+import layering
+
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = ROOT / 'taotp'
-CORE = {'model', 'params', 'decoding', 'trace', 'reference', 'residual', 'blocks', 'verify',
-        'corpus'}
-FIGURES = {'plot', 'widgets'}
-CHAPTERS = {'hello_world', 'lookup', 'search', 'sort', 'addition', 'encodings', 'interpreter',
-            'coupling', 'selective'}
-ABOVE_CHAPTERS = {'programs', 'trained', 'exercises', '__main__', '__init__'}
-EXTRAS = {'train', 'export'}   # need the training extra (PyTorch): import the core only
 BOOK_NAMES = ['transformer', 'decode', 'base_params', 'base_layer', 'count_params',
               'count_non0_params', 'layer_norm', 'softmax', 'pos_enc_3d', 'pos_enc_3d_array',
               'padding_block', 'validate_params', 'build_hello_world_transformer',
@@ -56,90 +51,145 @@ def test_importing_taotp_loads_no_matplotlib_and_runs_no_magic():
 
 
 def _modules():
-    """(dotted name, path) of every module of the package."""
-    for info in pkgutil.walk_packages([str(PACKAGE)], 'taotp.'):
-        module = importlib.util.find_spec(info.name)
-        yield info.name, Path(module.origin)
+    """(dotted name, layer) of every module of the package, from the files."""
+    table = layering.read_table()
+    for dotted in layering.package_modules():
+        layer, _ = layering.unit(table, dotted)
+        yield dotted, (layer.name if layer else None)
 
 
-def _group(dotted):
-    """The layer a module belongs to: core, figures, a chapter, or above the chapters."""
-    top = dotted.split('.')[1] if dotted.count('.') else '__init__'
-    if top in EXTRAS:
-        return 'extras'
-    for group in (CORE, FIGURES, CHAPTERS, ABOVE_CHAPTERS):
-        if top in group:
-            return top if group is CHAPTERS else {id(CORE): 'core', id(FIGURES): 'figures',
-                                                  id(ABOVE_CHAPTERS): 'above'}[id(group)]
-    raise AssertionError(f'{dotted} is in no layer; add it to tests/test_package.py')
+# ----------------------------------------------------------------------------- layers
 
-
-def _imports(dotted, path):
-    """taotp modules imported by a module (relative imports resolved), top level and inside functions."""
-    tree = ast.parse(path.read_text())
-    package = dotted if path.name == '__init__.py' else dotted.rsplit('.', 1)[0]
-    found = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
-            found |= {a.name for a in node.names if a.name.startswith('taotp')}
-        elif isinstance(node, ast.ImportFrom):
-            if node.level:
-                base = package.split('.')
-                base = base[:len(base) - node.level + 1]
-                stem = '.'.join(base + ([node.module] if node.module else []))
-            else:
-                stem = node.module or ''
-            if stem.startswith('taotp'):
-                submodules = {f'{stem}.{a.name}' for a in node.names
-                              if _is_module(f'{stem}.{a.name}')}
-                found |= submodules
-                if node.module or not submodules:    # `from .. import plot` imports taotp.plot
-                    found.add(stem)
-    return found
-
-
-def _is_module(dotted):
-    try:
-        return importlib.util.find_spec(dotted) is not None
-    except ModuleNotFoundError:     # a name imported from a module, not a submodule
-        return False
-
-
-def _allowed(src, dst):
-    """Imports flow one way: core <- figures <- chapters <- catalogue/exercises/CLI."""
-    if src == dst or dst == '__init__' and src == 'above':
-        return True
-    rank = {'core': 0, 'figures': 1}
-    if src == 'extras':
-        return dst == 'core'
-    if src in rank:
-        return dst in rank and rank[dst] <= rank[src]
-    if src in CHAPTERS:                 # a chapter: the core, figures, never another chapter
-        return dst in rank
-    return dst != 'above' or src == 'above'
+def test_the_layer_table_covers_every_module_and_names_only_real_ones():
+    """CONTRIBUTING's table is the rule: every module has a row, every row a real module,
+    a package written with a slash and a plain module without."""
+    table = layering.read_table()
+    assert set(table.layers) == {'core', 'figures', 'chapter', 'above', 'extras'}
+    tops = {layering.top_name(d) for d in layering.package_modules()}
+    assert tops - set(table.owner) == set(), 'modules in no row of the layer table'
+    assert set(table.owner) - tops == set(), 'rows naming modules that do not exist'
+    for top, layer in table.owner.items():
+        is_package = (PACKAGE / top).is_dir()
+        assert (top in layer.packages) == is_package, \
+            f'`{top}` is {"a package: write `" + top + "/`" if is_package else "a module"}'
+    assert table.owner['model'].modules[:4] == ['model', 'params', 'decoding', 'trace']
 
 
 def test_imports_flow_one_way():
-    problems = []
-    for dotted, path in _modules():
-        src = _group(dotted)
-        for target in _imports(dotted, path):
-            if target == 'taotp':
-                if src != 'above':
-                    problems.append(f'{dotted} imports the package root')
-                continue
-            dst = _group(target)
-            if not _allowed(src, dst):
-                problems.append(f'{dotted} ({src}) imports {target} ({dst})')
+    problems = [p for p in layering.problems() if not p.startswith('import cycle')]
     assert not problems, '\n'.join(problems)
+
+
+def test_no_import_cycle_at_load_time():
+    cycles = [p for p in layering.problems() if p.startswith('import cycle')]
+    assert not cycles, '\n'.join(cycles)
+
+
+DODGES = {
+    'importlib.import_module': "import importlib\nimportlib.import_module('taotp.sort')\n",
+    '__import__': "def f():\n    return __import__('taotp.addition')\n",
+    'relative import_module': "import importlib\nimportlib.import_module('..sort', __package__)\n",
+    'relative __import__': "__import__('sort', globals(), None, ['x'], 2)\n",
+    'an alias': "from importlib import import_module as load\nload('taotp.sort.minmax')\n",
+    'a module alias': "import importlib as il\nil.import_module('taotp.lookup')\n",
+    'a computed name': "import importlib\nNAME = 'sort'\nimportlib.import_module('taotp.' + NAME)\n",
+    'an f-string': "import importlib\nn = 'sort'\nimportlib.import_module(f'..{n}', __package__)\n",
+    'getattr': "import importlib\ngetattr(importlib, 'import_module')('taotp.sort')\n",
+    'a stored loader': "import importlib\nload = importlib.import_module\nload('taotp.sort')\n",
+    'a static import': "from ..sort import build_sort_transformer\n",
+}
+
+
+@pytest.mark.parametrize('dodge', DODGES)
+def test_a_chapter_cannot_import_another_chapter_by_any_route(dodge):
+    problems, _ = layering.judge('taotp.search.sneaky', DODGES[dodge])
+    assert problems, f'{dodge}: a chapter importing another chapter was not caught'
+    assert all('taotp.search.sneaky' in p for p in problems)
+
+
+def test_dynamic_imports_inside_the_rules_pass():
+    """A chapter may load its own figures lazily, the checkers anything."""
+    own = "import importlib\nimportlib.import_module('.figures', __name__)\n"
+    assert layering.judge('taotp.search', own, is_package=True)[0] == []
+    anything = "import importlib\nimportlib.import_module(f'.ch{1:02d}', __package__)\n" \
+               "importlib.import_module('taotp.sort')\n"
+    assert layering.judge('taotp.exercises.new_checks', anything)[0] == []
+
+
+def test_the_core_keeps_its_order():
+    """engine -> params -> decoding -> trace: an import against the order fails, even one
+    inside a function (which Python would let through), so no core cycle can form."""
+    late = "def f():\n    from .trace import trace\n    return trace\n"
+    problems, _ = layering.judge('taotp.model', late)
+    assert problems and 'the core is ordered model -> params -> decoding -> trace' in problems[0]
+    assert layering.judge('taotp.params', 'from . import decoding\n')[0]
+    assert layering.judge('taotp.trace', 'from .decoding import check_positions\n')[0] == []
+
+
+def test_a_load_time_cycle_fails_and_a_deferred_import_does_not():
+    first = 'from . import second\n'
+    cyclic = {'taotp.exercises.first': (first, False),
+              'taotp.exercises.second': ('from .first import x\n', False)}
+    deferred = dict(cyclic, **{'taotp.exercises.second':
+                               ('def f():\n    from .first import x\n', False)})
+    table = layering.read_table()
+    assert layering.problems(cyclic, table) == [
+        'import cycle at load time: taotp.exercises.first -> taotp.exercises.second -> '
+        'taotp.exercises.first']
+    assert layering.problems(deferred, table) == []
+
+
+def test_a_new_module_needs_a_row():
+    problems, _ = layering.judge('taotp.newthing', 'import numpy\n')
+    assert problems == ['taotp.newthing is in no row of the layer table (CONTRIBUTING.md)']
+    problems, _ = layering.judge('taotp.sort.helper', 'from ..newthing import x\n')
+    assert problems and 'which is in no layer' in problems[0]
+
+
+# Functions that took ``rng`` positionally before the rule; their call forms keep working.
+LEGACY_RNG = {'decode', 'random_params', 'random_search_inputs', 'build_untied_transformer',
+              'build_lookup_transformer', 'build_universal_lookup_transformer',
+              'random_lookup_table', 'lookup_queries', 'lookup_precision', 'fit_hashes',
+              'hash_directions', 'large_vocab_sort_inputs', 'random_pairs', 'random_angles',
+              'random_rotation_embedding', 'random_normal_encoding', 'random_sign_encoding',
+              'transition_matrix', 'sample_sequence', 'as_rng'}
+
+
+def _public_functions():
+    import inspect
+    spaces = [taotp] + [getattr(taotp, name) for name in (
+        'hello_world', 'lookup', 'search', 'sort', 'addition', 'encodings', 'interpreter',
+        'coupling', 'selective')]
+    for space in spaces:
+        for name in space.__all__:
+            value = getattr(space, name)
+            if inspect.isfunction(value):
+                yield name, inspect.signature(value)
+
+
+def test_new_sampling_functions_take_rng_keyword_only():
+    """CONTRIBUTING: randomness comes in as ``rng``, keyword-only, in every function written
+    since the rule; the older ones (``LEGACY_RNG``) keep their positional form."""
+    import inspect
+    positional, seen = set(), set()
+    for name, signature in _public_functions():
+        parameter = signature.parameters.get('rng')
+        if parameter is None:
+            continue
+        seen.add(name)
+        if parameter.kind is not inspect.Parameter.KEYWORD_ONLY:
+            positional.add(name)
+    assert positional - LEGACY_RNG == set(), 'take rng keyword-only (after a *)'
+    assert LEGACY_RNG - positional == set(), 'no longer legacy: drop them from LEGACY_RNG'
+    assert 'train_hello_world' in seen
 
 
 def test_docstring_examples_run():
     finder = doctest.DocTestFinder(exclude_empty=True)
     runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
     count = 0
-    for dotted, _ in _modules():
-        if dotted.endswith('__main__') or _group(dotted) == 'extras':   # tests/test_train.py
+    for dotted, layer in _modules():
+        if dotted.endswith('__main__') or layer == 'extras':   # tests/test_train.py
             continue
         module = importlib.import_module(dotted)
         for test in finder.find(module, dotted, extraglobs={'taotp': taotp, 'np': taotp.model.np}):

@@ -5,6 +5,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
+from taotp.chapters import CHAPTERS as BOOK
 from taotp.exercises import CHAPTERS, registry
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -20,8 +21,25 @@ def checked_in(folder, name):
 
 
 def written_chapters():
-    """Chapters whose puzzles are registered (a chapter without any is still being written)."""
-    return [ch for ch in CHAPTERS if any(p.chapter == ch for p in registry().values())]
+    """The chapters with puzzles, from the one list (``taotp.chapters``): a chapter without
+    puzzles is marked there with its reason, never dropped here because its list is empty."""
+    return [c.number for c in BOOK if c.has_puzzles]
+
+
+@pytest.mark.parametrize('chapter', written_chapters())
+def test_every_chapter_with_puzzles_registers_some(chapter):
+    found = [p.id for p in registry().values() if p.chapter == chapter]
+    assert found, (f'Chapter {chapter} ({CHAPTERS[chapter]}) registers no puzzles in '
+                   f'taotp/exercises/ch{chapter:02d}.py; register them, or mark the chapter '
+                   f'no_puzzles=<why> in taotp/chapters.py')
+
+
+def test_chapters_without_puzzles_are_marked_so():
+    """Chapter 11 has none on purpose; its reason is in the list, and it registers none."""
+    quiet = {c.number: c.no_puzzles for c in BOOK if not c.has_puzzles}
+    assert set(quiet) == {11}, quiet
+    for chapter in quiet:
+        assert not [p for p in registry().values() if p.chapter == chapter], chapter
 
 
 def test_registry_loads_and_every_checked_puzzle_has_a_checker():

@@ -1,3 +1,4 @@
+import re
 import numpy as np
 import pytest
 
@@ -50,5 +51,5 @@ def test_plot_helpers_have_fixed_sizes(rng):
 def test_animate_returns_a_kernel_free_player():
     player = taotp.plot.animate(lambda fig, k: fig.subplots().plot([0, k]), [1, 2], size=(2, 2))
     html = player._repr_html_()
-    assert 'taotp-player' in html and html.count('data:image/png;base64') >= 2
+    assert 'taotp-player' in html and len(re.findall(r'data:image/(?:png|webp);base64,', html)) >= 2
     assert repr(player) == '<kernel-free player: 2 frames>'

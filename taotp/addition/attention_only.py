@@ -38,7 +38,7 @@ from ..residual import Layout
 from ..trace import trace
 
 FAR = 1000.0          # position 1's long vector: (FAR, -1 - FAR)
-HARDEN = 50.0         # score gap between the two positions, before 1/sqrt(d_head)
+SCORE_GAP = 50.0      # score gap between the two positions (softmax units, after 1/sqrt(d_head))
 OUT_SCALE = 1e3       # the heads' writes drown the residual's one-hot of j
 
 
@@ -59,8 +59,8 @@ def mod_layout(base=10):
     return Layout([('tok', base), ('pos', 2)])
 
 
-def build_attention_only_mod_transformer(base=10, far=FAR, harden=HARDEN, out_scale=OUT_SCALE,
-                                         patterns=None, tables=None):
+def build_attention_only_mod_transformer(base=10, far=FAR, score_gap=SCORE_GAP,
+                                         out_scale=OUT_SCALE, patterns=None, tables=None):
     """``[i, j] -> (i + j) % base`` with one attention-only layer (module docstring).
 
     Architecture: 1 layer, ``H`` heads (``C(H, 2) >= base``; 5 for base 10),
@@ -80,7 +80,7 @@ def build_attention_only_mod_transformer(base=10, far=FAR, harden=HARDEN, out_sc
     where = 'build_attention_only_mod_transformer'
     if isinstance(base, bool) or not isinstance(base, (int, np.integer)) or not 2 <= base <= 50:
         raise ValueError(f'{where}: base must be an int in 2..50; got {base!r}')
-    for name, value in (('far', far), ('harden', harden), ('out_scale', out_scale)):
+    for name, value in (('far', far), ('score_gap', score_gap), ('out_scale', out_scale)):
         if not isinstance(value, (int, float)) or not np.isfinite(value) or value <= 0:
             raise ValueError(f'{where}: {name} must be a positive finite number; got {value!r}')
     if patterns is None:
@@ -112,7 +112,7 @@ def build_attention_only_mod_transformer(base=10, far=FAR, harden=HARDEN, out_sc
     shrink = np.sqrt(d / (1.0 + (rows ** 2).sum(axis=1)))       # per position
     key = np.linalg.solve(rows * shrink[:, None], [1.0, -1.0])   # key 1 at pos 0, -1 at pos 1
     layer = base_layer(n_heads=n_heads, d_model=d, d_ff=0, d_head=base)
-    unit = harden * np.sqrt(base) / 2
+    unit = score_gap * np.sqrt(base) / 2           # +-unit queries differ by score_gap
     for h in range(n_heads):
         reads = np.array([h in patterns[j] for j in range(base)], dtype=np.float64)
         layer['Q'][h, tok, 0] = unit * (2 * reads - 1) / shrink[1]      # +-unit from j

@@ -326,7 +326,8 @@ def build_compact_addition_transformer(n_digits):
     """Decimal addition in the book's format with ``39 n + 1182`` parameters.
 
     Args:
-        n_digits: digits of each operand (an integer >= 1).
+        n_digits: digits of each operand, an integer in 1..``MAX_DIGITS`` (349,524: the
+            prompt and answer fill 3 n + 2 positions, at most ``taotp.params.MAX_SIZE``).
 
     Returns:
         A params dict: 4 layers (3, 1, 1, 1 heads; d_head 2; MLPs of 9, 0, 0 and 3
@@ -335,7 +336,7 @@ def build_compact_addition_transformer(n_digits):
         padded); greedy decoding of n + 1 steps gives the n + 1 digits of a + b.
 
     Raises:
-        ValueError: ``n_digits`` is not an integer >= 1.
+        ValueError: ``n_digits`` is not an integer in 1..``MAX_DIGITS``.
 
     Example:
         >>> import taotp

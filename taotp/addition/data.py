@@ -9,6 +9,7 @@ Token format, as in the book::
 import numpy as np
 
 from ..decoding import teacher_forced_argmax
+from ..params import MAX_SIZE
 
 PLUS, EQUALS = 10, 11
 SYMBOLS = tuple('0123456789+=')   # token id -> printed symbol
@@ -27,11 +28,20 @@ def addition_text(tokens, sep=' '):
     return sep.join(SYMBOLS[int(t)] for t in tokens)
 
 
-def check_digits(name, n_digits):
-    """``n_digits`` must be an integer >= 1 (the message names the caller ``name``)."""
+MAX_DIGITS = (MAX_SIZE - 2) // 3     # prompt and answer fill 3 n + 2 positions <= MAX_SIZE
+
+
+def check_digits(name, n_digits, high=MAX_DIGITS, limit='taotp.addition.data.MAX_DIGITS'):
+    """``n_digits`` must be an integer in 1..``high`` (the message names the caller ``name``).
+
+    ``high`` defaults to ``MAX_DIGITS``, the most digits whose prompt and answer fit in
+    ``taotp.params.MAX_SIZE`` positions; builders whose size grows faster pass their own.
+    """
     if isinstance(n_digits, bool) or not isinstance(n_digits, (int, np.integer)) \
             or n_digits < 1:
         raise ValueError(f'{name}: n_digits must be an integer >= 1; got {n_digits!r}')
+    if n_digits > high:
+        raise ValueError(f'{name}: n_digits must be at most {high:,} ({limit}); got {n_digits}')
 
 
 def answer_digits(values, n):

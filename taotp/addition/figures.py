@@ -7,7 +7,7 @@ itself.
 import numpy as np
 
 from ..decoding import decode
-from ..model import layer_norm
+from ..model import layer_norm, scalar_mlp
 from ..trace import trace
 from .additive import additive_fit
 from .data import addition_prompts, addition_text
@@ -34,7 +34,7 @@ def draw_spike(fig):
     """The three ReLUs of Lemma 6.1 and their sum."""
     M1, b1, M2, b2 = spike(0.0, 1.0)
     t = np.linspace(-2.5, 2.5, 501)
-    parts = np.maximum(t[:, None] @ M1 + b1, 0) * M2[:, 0]
+    parts = scalar_mlp(t, M1, b1, np.diag(M2[:, 0]), np.zeros(3))   # each ReLU's share
     ax = fig.subplots()
     for k, label in enumerate(['relu(t + 1)', '-2 relu(t)', 'relu(t - 1)']):
         ax.plot(t, parts[:, k], lw=1, ls='--', label=label)

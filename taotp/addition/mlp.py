@@ -8,6 +8,8 @@ keys its MLP really sees and replaces that MLP by such a table.
 """
 import numpy as np
 
+from ..model import scalar_mlp
+from ..params import MAX_SIZE, check_numbers
 from ..trace import trace
 
 OUT_SCALE = 1e10    # the book's MLP output scale in Chapter 6 (messy cleanup): tok_emb * 1e10
@@ -19,8 +21,8 @@ def spike(x0=0.0, a0=1.0, width=1.0):
     Lemma 6.1 with width 1: relu(t + 1) - 2 relu(t) + relu(t - 1), t = (x - x0) / width.
     Returns ``(M1 (1, 3), b1 (3,), M2 (3, 1), b2 (1,))`` for ``relu(x M1 + b1) M2 + b2``.
 
-    >>> M1, b1, M2, b2 = spike(2.0, 5.0)
-    >>> float((np.maximum(np.array([[2.0]]) @ M1 + b1, 0) @ M2 + b2)[0, 0])
+    >>> from taotp.model import scalar_mlp
+    >>> float(scalar_mlp(2.0, *spike(2.0, 5.0))[0])
     5.0
     """
     if not width > 0:
@@ -70,7 +72,8 @@ def build_MLP(xs, ys):
         ``MLPWeights`` unpacking to ``(m1 (3n,), b1 (3n,), M2 (3n, d), b2 (d,))``, the
         weights of the input row, with ``.min_sep`` (the spike width) attached.
     Raises:
-        ValueError: empty, mismatched, non-finite or repeated inputs.
+        ValueError: empty, mismatched, non-finite or repeated inputs, or more than
+            ``MAX_SIZE // 3`` points (d_ff = 3 n is at most ``taotp.params.MAX_SIZE``).
 
     >>> w = build_MLP([0.0, 1.0, 3.0], [5.0, -2.0, 7.0])
     >>> w.d_ff, w.min_sep, mlp_apply(w, [1.0, 2.0])[:, 0].tolist()
@@ -86,6 +89,10 @@ def build_MLP(xs, ys):
     if ys.ndim != 2 or len(ys) != len(xs):
         raise ValueError(f'build_MLP: ys must hold one output per x ({len(xs)}); got shape '
                          f'{ys.shape}')
+    if 3 * len(xs) > MAX_SIZE:
+        raise ValueError(f'build_MLP: xs must hold at most {MAX_SIZE // 3:,} points (3 hidden '
+                         f'units each, d_ff at most taotp.params.MAX_SIZE); got {len(xs):,}')
+    check_numbers('build_MLP', 3 * len(xs) * (ys.shape[1] + 2), 'the MLP')
     if not (np.all(np.isfinite(xs)) and np.all(np.isfinite(ys))):
         raise ValueError('build_MLP: xs and ys must be finite; got NaN or infinity')
     sep = min_sep(xs)
@@ -103,10 +110,12 @@ def build_MLP(xs, ys):
 
 
 def mlp_apply(weights, x):
-    """Evaluate ``(m1, b1, M2, b2)`` at scalar inputs ``x``: shape (*x.shape, d)."""
+    """Evaluate ``(m1, b1, M2, b2)`` at scalar inputs ``x``: shape (*x.shape, d).
+
+    The engine's MLP (``taotp.model.scalar_mlp``), so a built table runs as a program would.
+    """
     m1, b1, M2, b2 = weights
-    x = np.asarray(x, dtype=np.float64)
-    return np.maximum(x[..., None] * m1 + b1, 0) @ M2 + b2
+    return scalar_mlp(x, m1, b1, M2, b2)
 
 
 def mlp_keys(params, layer=0, row=0):

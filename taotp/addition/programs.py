@@ -26,6 +26,7 @@ from .mlp import OUT_SCALE, build_MLP
 
 HARDEN = 1e6          # the book's query scale for the multi-digit adders (Figs. 6.3, 6.4)
 VALUE_SCALE = 1e4     # the book's value scale of the single-digit adder (Fig. 6.2)
+MAX_TABLE_DIGITS = 4  # the MLPs of Figs. 6.3-6.4 hold every sum: 4.5 M parameters at 4 digits
 
 
 def digit_embedding(base=10, scale=100):
@@ -57,14 +58,17 @@ def build_single_digit_mod_transformer(base=10, value_scale=VALUE_SCALE, out_sca
     no positions (Q = K = 0, so the head averages both tokens).  The head writes
     ``value_scale * [i + j, 1, 0, 0]``, which drowns the token's own residual; the
     MLP reads layer-normed coordinate 0 and outputs ``out_scale`` times the answer's
-    embedding.  In general 58 base + 49 parameters, 40 base - 21 non-zero
-    (the book's counts for base 10 are in ``taotp.programs.CATALOGUE``).
+    embedding.  How the parameter count grows with the base is puzzle 6.5 (the
+    book's counts for base 10 are in ``taotp.programs.CATALOGUE``).
     The range of both scales that still works is measured in tests/test_addition.py.
 
     >>> import taotp
     >>> int(taotp.transformer([7, 8], **build_single_digit_mod_transformer())[-1].argmax())
     5
     """
+    if isinstance(base, bool) or not isinstance(base, (int, np.integer)):
+        raise TypeError(f'build_single_digit_mod_transformer: base must be an int; '
+                        f'got {type(base).__name__} {base!r}')
     if not 2 <= base <= 100:
         raise ValueError(f'build_single_digit_mod_transformer: base must be in 2..100; '
                          f'got {base}')
@@ -114,13 +118,15 @@ def build_multi_digit_mod_transformer(n_digits, harden=HARDEN, out_scale=OUT_SCA
     d_head 3, d_ff 3 (2 10^n - 1).  Head (number, digit) rotates the query's own
     position back to that digit and writes 10^digit times its value into dim 0,
     so dim 0 ends up holding a + b; the last head cleans dims 2-3 properly.
-    Parameters: 189 + 182 n + 15 F with F = 3 (2 10^n - 1) hidden units.
+    Parameters: 189 + 182 n + 15 F with F = 3 (2 10^n - 1) hidden units, so
+    ``n_digits`` is at most ``MAX_TABLE_DIGITS`` (4).
 
     >>> import taotp
     >>> int(taotp.decode([4, 5, 10, 7, 8, 11], build_multi_digit_mod_transformer(2), 1)[-1])
     3
     """
-    check_digits('build_multi_digit_mod_transformer', n_digits)
+    check_digits('build_multi_digit_mod_transformer', n_digits, MAX_TABLE_DIGITS,
+                 'taotp.addition.programs.MAX_TABLE_DIGITS')
     block = 2 * n_digits + 2
     params = _adder_embeddings(block)
     n_sums = 2 * 10 ** n_digits - 1
@@ -158,14 +164,16 @@ def build_decimal_addition_transformer(n_digits, harden=HARDEN, out_scale=OUT_SC
     the current token's value in dim 0 for the first position coordinate, so dim 0
     holds (a + b) / 100 + p_0(t): one key per (sum, output position), which the
     MLP maps to the digit due at that position.  Parameters: 189 + 189 n + 15 F
-    with F = 3 (n + 1)(2 10^n - 1) hidden units.
+    with F = 3 (n + 1)(2 10^n - 1) hidden units, so ``n_digits`` is at most
+    ``MAX_TABLE_DIGITS`` (4: 4.5 million parameters; 5 would hold 54 million).
 
     >>> import taotp
     >>> p = build_decimal_addition_transformer(2)
     >>> taotp.decode([4, 5, 10, 7, 8, 11], p, max_steps=3)[-3:].tolist()
     [1, 2, 3]
     """
-    check_digits('build_decimal_addition_transformer', n_digits)
+    check_digits('build_decimal_addition_transformer', n_digits, MAX_TABLE_DIGITS,
+                 'taotp.addition.programs.MAX_TABLE_DIGITS')
     n = n_digits
     block = 3 * n + 2
     params = _adder_embeddings(block)

@@ -28,8 +28,8 @@ from .formats import (EOS, PARITY_VOCAB, SEP, TOKEN_ID, VOCAB, addition_sequence
                       theory_pad_length)
 from .positions import cube_code, lambda_bound, position_codes, sizes, wrap
 from .digit_mlp import OFFSET_G, SIGNS, THRESHOLDS, carry_out, digit_mlp, hidden_units, trapezoid
-from .adder import (EOS_ID, HEAD_BLOCKS, HEAD_OUT, HEADS, MultiOperandAdder, adder_layout,
-                    build_adder_params, build_multi_operand_adder, position_tables)
+from .adder import (EOS_ID, HEAD_BLOCKS, HEAD_OUT, HEADS, MultiOperandAdder, adder_census,
+                    adder_layout, build_adder_params, build_multi_operand_adder, position_tables)
 
 _FIGURES = ('draw_ids', 'plot_ids', 'draw_trapezoids', 'draw_attention', 'draw_heads',
             'heads_explorer',
@@ -50,6 +50,6 @@ __all__ = [
     'random_offsets', 'random_operands', 'read_total', 'keys_for',
     'cube_code', 'wrap', 'position_codes', 'sizes', 'lambda_bound',
     'THRESHOLDS', 'SIGNS', 'OFFSET_G', 'trapezoid', 'digit_mlp', 'carry_out', 'hidden_units',
-    'HEADS', 'HEAD_OUT', 'HEAD_BLOCKS', 'EOS_ID', 'adder_layout', 'position_tables',
+    'HEADS', 'HEAD_OUT', 'HEAD_BLOCKS', 'EOS_ID', 'adder_census', 'adder_layout', 'position_tables',
     'build_adder_params', 'MultiOperandAdder', 'build_multi_operand_adder', *_FIGURES,
 ]

@@ -27,6 +27,7 @@ import numpy as np
 
 from ..decoding import decode
 from ..model import NORMS, forward
+from ..params import check_size
 from ..residual import Layout
 from ..trace import trace
 from .digit_mlp import hidden_units
@@ -215,12 +216,16 @@ def _preln_params(z, lam, eps):
             'out_emb': _readout(L), 'layers': [layer], 'lnf': _identity_norm()}
 
 
-def _check_build(lam, eps):
+MAX_COUNT = 1 << 12     # the most digits, and the most operands, an adder is built for (2 s)
+
+
+def _check_build(lam, eps, max_digits, max_operands, where):
+    for value, name in ((max_digits, 'max_digits'), (max_operands, 'max_operands')):
+        check_size(where, name, value, high=MAX_COUNT, limit='taotp.coupling.adder.MAX_COUNT')
     for value, name in ((lam, 'lam'), (eps, 'eps')):
         if isinstance(value, bool) or not isinstance(value, (int, float, np.floating)) \
                 or not (value > 0 and np.isfinite(value)):
-            raise ValueError(f'build_multi_operand_adder: {name} must be a positive number; '
-                             f'got {value!r}')
+            raise ValueError(f'{where}: {name} must be a positive number; got {value!r}')
 
 
 def build_adder_params(max_digits, max_operands, lam=20.0, norm=False, literal=False, eps=1e-3):
@@ -238,10 +243,37 @@ def build_adder_params(max_digits, max_operands, lam=20.0, norm=False, literal=F
     Returns:
         A book-format params dict whose ``pos_emb`` is a list of two tables
         (level 1: significance, level 2: which number).
+
+    Raises:
+        TypeError, ValueError: sizes that are not ints in 1..``MAX_COUNT`` (4,096: the
+        position tables then hold at most about 2 ** 13 rows, built in about 2 s), or
+        scales that are not positive numbers.
     """
-    _check_build(lam, eps)
+    _check_build(lam, eps, max_digits, max_operands, 'build_adder_params')
     z = sizes(max_digits, max_operands, literal)
     return _preln_params(z, float(lam), eps) if norm else _free_params(z, float(lam))
+
+
+def adder_census(max_digits, max_operands):
+    """``(total, non_zero)`` parameters of ``build_adder_params(max_digits, max_operands)``.
+
+    The book's census (``count_params``, ``count_non0_params``) of the norm-free
+    adder, from its shapes: the program is built with one-row position tables
+    and the real tables are counted by size (row p >= 1 holds 2P codes of
+    +-1, row 0 is zero), so sizes whose tables would not fit in memory work too.
+
+    >>> adder_census(2, 3)
+    (7739, 555)
+    """
+    from ..params import count_non0_params, count_params
+    z = sizes(max_digits, max_operands)
+    small = _free_params({**z, 'max_pos1': 0, 'max_pos2': 0}, 20.0)
+    total, non_zero = count_params(small)['n_params'], count_non0_params(small)['n_params']
+    d = z['d_model']
+    for width, top in ((z['P1'], z['max_pos1']), (z['P2'], z['max_pos2'])):
+        total += top * d
+        non_zero += top * 2 * width
+    return total, non_zero
 
 
 # ----------------------------------------------------------------------------- the model object
@@ -405,6 +437,7 @@ def build_multi_operand_adder(max_digits, max_operands, lam=20.0, norm=False, li
     """The 1-layer 4-head adder for up to ``max_operands`` numbers of ``max_digits`` digits.
 
     Returns a ``MultiOperandAdder`` (its ``.params`` run on the book's
-    transformer); the arguments are those of ``build_adder_params``.
+    transformer); the arguments (and their limits) are those of ``build_adder_params``.
     """
+    _check_build(lam, eps, max_digits, max_operands, 'build_multi_operand_adder')
     return MultiOperandAdder(max_digits, max_operands, lam, norm, literal, eps)

@@ -1,6 +1,8 @@
 """Argument checks shared by the encodings (each names the calling function in its message)."""
 import numpy as np
 
+from ..params import MAX_SIZE, check_numbers
+
 
 def even_dims(d, who, minimum=2):
     """``d`` as an int, or an error: real dims of a rotation encoding come in (cos, sin) pairs."""
@@ -8,6 +10,8 @@ def even_dims(d, who, minimum=2):
         raise TypeError(f'{who}: d must be an int; got {type(d).__name__}')
     if d < minimum or d % 2:
         raise ValueError(f'{who}: d must be even and at least {minimum}; got {d}')
+    if d > MAX_SIZE:
+        raise ValueError(f'{who}: d must be at most {MAX_SIZE:,} (taotp.params.MAX_SIZE); got {d}')
     return int(d)
 
 
@@ -17,7 +21,16 @@ def count(q, who, name='q'):
         raise TypeError(f'{who}: {name} must be an int; got {type(q).__name__}')
     if q < 1:
         raise ValueError(f'{who}: {name} must be at least 1; got {q}')
+    if q > MAX_SIZE:
+        raise ValueError(f'{who}: {name} must be at most {MAX_SIZE:,} (taotp.params.MAX_SIZE); '
+                         f'got {q}')
     return int(q)
+
+
+def table(q, d, who):
+    """Refuse an encoding of q rows and d columns beyond ``taotp.params.MAX_NUMBERS``."""
+    check_numbers(who, q * d, f'the encoding ({q:,} x {d:,})')
+    return q, d
 
 
 def angles(thetas, who):

@@ -13,7 +13,7 @@ encodings.
 """
 import numpy as np
 
-from ..model import causal_mask, softmax
+from ..model import attention_scores, causal_mask, softmax
 from ._args import encoding as _encoding
 from .rotation import rotation_encoding
 
@@ -21,8 +21,8 @@ from .rotation import rotation_encoding
 def positional_attention(encoding, W):
     """Causal attention weights (q, q) when query i scores key j <= i as E[i] @ W @ E[j]."""
     E = _encoding(encoding, 'positional_attention')
-    q = len(E)
-    return softmax(np.where(causal_mask(q), E @ W @ E.T, -np.inf), axis=-1)
+    scores = attention_scores(E @ W, E, causal_mask(len(E)), scale=1.0)   # no 1/sqrt(d) here
+    return softmax(scores, axis=-1)
 
 
 def window_attention(W, q, thetas):

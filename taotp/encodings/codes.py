@@ -12,18 +12,28 @@ import itertools
 
 import numpy as np
 
-from ._args import count as _count, generator as _generator
+from ._args import count as _count, generator as _generator, table as _table
 
 
 def random_normal_encoding(q, d, rng):
-    """(q, d) entries i.i.d. standard normal (Definition 7.8)."""
+    """(q, d) entries i.i.d. standard normal (Definition 7.8).
+
+    Sizes are ints of at most ``taotp.params.MAX_SIZE``; a program or table past
+    ``MAX_NUMBERS`` numbers is refused before anything is built.
+    """
     q, d = _count(q, 'random_normal_encoding'), _count(d, 'random_normal_encoding', 'd')
+    _table(q, d, 'random_normal_encoding')
     return _generator(rng, 'random_normal_encoding').standard_normal((q, d))
 
 
 def random_sign_encoding(q, d, rng):
-    """(q, d) entries i.i.d. +1 or -1 with probability 1/2 each (Definition 7.9)."""
+    """(q, d) entries i.i.d. +1 or -1 with probability 1/2 each (Definition 7.9).
+
+    Sizes are ints of at most ``taotp.params.MAX_SIZE``; a program or table past
+    ``MAX_NUMBERS`` numbers is refused before anything is built.
+    """
     q, d = _count(q, 'random_sign_encoding'), _count(d, 'random_sign_encoding', 'd')
+    _table(q, d, 'random_sign_encoding')
     return 2.0 * _generator(rng, 'random_sign_encoding').integers(0, 2, size=(q, d)) - 1.0
 
 
@@ -40,8 +50,10 @@ MAX_TABLE_BYTES = 1 << 30     # 1 GiB: r = 4 needs 240 KiB, r = 5 would need 15.
 
 def _table_bytes(r):
     """Bytes of the float64 table for r parity bits: 2 ** k rows of n = 2^r - 1 entries."""
+    if r >= 8:                   # more than 2 ** 240 bytes; never compute 2 ** r for a huge r
+        return None
     n = 2 ** r - 1
-    return (1 << (n - r)) * n * 8 if r < 8 else None      # r >= 8: more than 2 ** 240 bytes
+    return (1 << (n - r)) * n * 8
 
 
 def _hamming_codewords(r, who='hamming_embedding'):
@@ -61,13 +73,12 @@ def _hamming_codewords(r, who='hamming_embedding'):
                          f'got {r}')
     size = _table_bytes(r)
     if size is None or size > MAX_TABLE_BYTES:
-        n = 2 ** r - 1
         top = max(q for q in range(2, 8) if _table_bytes(q) <= MAX_TABLE_BYTES)
         need = f'{size / 2 ** 30:.3g} GiB' if size is not None else 'more than 2 ** 240 bytes'
+        shape = f' (2 ** {2 ** r - 1 - r} x {2 ** r - 1} entries)' if size is not None else ''
         raise ValueError(f'{who}: the table (2 ** k rows of n = 2^r - 1 float64, k = n - r) must '
                          f'fit in MAX_TABLE_BYTES = {MAX_TABLE_BYTES:,} bytes (1 GiB), so r <= '
-                         f'{top}; got r = {r}: {need}' + (f' (2 ** {n - r} x {n} entries)'
-                                                          if r < 8 else ''))
+                         f'{top}; got r = {r}: {need}{shape}')
     n = 2 ** r - 1
     k = n - r
     columns = [bits for bits in all_bit_strings(r) if any(bits)][::-1]

@@ -16,32 +16,47 @@ shiftable: ``shift_by_delta`` is the exact block-diagonal rotation T with
 import numpy as np
 
 from ._args import angles as _angles, count as _count, even_dims as _even_dims, \
-    generator as _generator
+    generator as _generator, table as _table
 
 
 def complex_rotation_encoding(q, thetas):
-    """The complex encoding a -> exp(i a thetas): shape (q, len(thetas)), dtype complex128."""
+    """The complex encoding a -> exp(i a thetas): shape (q, len(thetas)), dtype complex128.
+
+    Sizes are ints of at most ``taotp.params.MAX_SIZE``; a program or table past
+    ``MAX_NUMBERS`` numbers is refused before anything is built.
+    """
     q = _count(q, 'complex_rotation_encoding')
     thetas = _angles(thetas, 'complex_rotation_encoding')
+    _table(q, 2 * len(thetas), 'complex_rotation_encoding')
     return np.exp(1j * np.arange(q, dtype=np.float64)[:, None] * thetas)
 
 
 def rotation_encoding(q, thetas):
     """Real view of the rotation encoding: columns (cos a t_1, sin a t_1, cos a t_2, ...).
 
+    Sizes are ints of at most ``taotp.params.MAX_SIZE``; a program or table past
+    ``MAX_NUMBERS`` numbers is refused before anything is built.
+
     Shape (q, 2 * len(thetas)).  The same memory as the complex encoding viewed
     as float64 (NumPy stores a complex number as its real part, then its
     imaginary part).
     """
-    z = complex_rotation_encoding(_count(q, 'rotation_encoding'),
-                                  _angles(thetas, 'rotation_encoding'))
+    q, thetas = _count(q, 'rotation_encoding'), _angles(thetas, 'rotation_encoding')
+    _table(q, 2 * len(thetas), 'rotation_encoding')
+    z = complex_rotation_encoding(q, thetas)
     return np.ascontiguousarray(z).view(np.float64).copy()
 
 
 def reversed_rotation_encoding(q, thetas):
-    """Real view with the imaginary part first: columns (sin a t_1, cos a t_1, sin a t_2, ...)."""
-    z = complex_rotation_encoding(_count(q, 'reversed_rotation_encoding'),
-                                  _angles(thetas, 'reversed_rotation_encoding'))
+    """Real view with the imaginary part first: columns (sin a t_1, cos a t_1, sin a t_2, ...).
+
+    Sizes are ints of at most ``taotp.params.MAX_SIZE``; a program or table past
+    ``MAX_NUMBERS`` numbers is refused before anything is built.
+    """
+    q, thetas = _count(q, 'reversed_rotation_encoding'), _angles(thetas,
+                                                                 'reversed_rotation_encoding')
+    _table(q, 2 * len(thetas), 'reversed_rotation_encoding')
+    z = complex_rotation_encoding(q, thetas)
     out = np.zeros((z.shape[0], 2 * z.shape[1]))
     out[:, 0::2], out[:, 1::2] = z.imag, z.real
     return out
@@ -79,12 +94,22 @@ def random_angles(n, rng):
 
 
 def random_rotation_embedding(q, d, rng):
-    """Rotation encoding (q, d) with d/2 angles uniform on [0, 2 pi) (Definition 7.5)."""
+    """Rotation encoding (q, d) with d/2 angles uniform on [0, 2 pi) (Definition 7.5).
+
+    Sizes are ints of at most ``taotp.params.MAX_SIZE``; a program or table past
+    ``MAX_NUMBERS`` numbers is refused before anything is built.
+    """
     d = _even_dims(d, 'random_rotation_embedding')
+    _table(_count(q, 'random_rotation_embedding'), d, 'random_rotation_embedding')
     return rotation_encoding(q, random_angles(d // 2, rng))
 
 
 def uniform_rotation_embedding(q, d):
-    """Rotation encoding (q, d) whose d/2 angles are evenly spaced: 2 pi k / (d/2), k < d/2."""
+    """Rotation encoding (q, d) whose d/2 angles are evenly spaced: 2 pi k / (d/2), k < d/2.
+
+    Sizes are ints of at most ``taotp.params.MAX_SIZE``; a program or table past
+    ``MAX_NUMBERS`` numbers is refused before anything is built.
+    """
     d = _even_dims(d, 'uniform_rotation_embedding')
+    _table(_count(q, 'uniform_rotation_embedding'), d, 'uniform_rotation_embedding')
     return rotation_encoding(q, 2 * np.pi * np.arange(d // 2) / (d // 2))

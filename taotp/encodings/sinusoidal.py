@@ -15,7 +15,7 @@ shifts exactly like every rotation encoding:
 """
 import numpy as np
 
-from ._args import count as _count, even_dims as _even_dims
+from ._args import count as _count, even_dims as _even_dims, table as _table
 
 
 def og_angles(d):
@@ -29,9 +29,14 @@ def og_angles(d):
 
 
 def og_embedding(block_size, d):
-    """The sinusoidal position encoding (block_size, d): sines in even columns, cosines in odd."""
+    """The sinusoidal position encoding (block_size, d): sines in even columns, cosines in odd.
+
+    Sizes are ints of at most ``taotp.params.MAX_SIZE``; a program or table past
+    ``MAX_NUMBERS`` numbers is refused before anything is built.
+    """
     q = _count(block_size, 'og_embedding', 'block_size')
     d = _even_dims(d, 'og_embedding')
+    _table(q, d, 'og_embedding')
     phase = np.arange(q, dtype=np.float64)[:, None] / 10_000.0 ** (np.arange(0, d, 2) / d)
     out = np.zeros((q, d))
     out[:, 0::2], out[:, 1::2] = np.sin(phase), np.cos(phase)

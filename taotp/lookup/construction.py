@@ -17,11 +17,11 @@ import numpy as np
 from ..blocks import (HARDEN, harden as harden_matrix, pos_3d_enc_rotation_matrix,
                       pos_enc_3d_array)
 from ..model import layer_norm
-from ..params import base_layer, base_params
+from ..params import base_layer, base_params, check_numbers, check_size
 from ..residual import Layout
 from ..trace import trace
 from .tables import as_rng, check_table
-from .training import DEFAULT_OPTIMIZATION_ITERS, fit_hashes
+from .training import DEFAULT_OPTIMIZATION_ITERS, check_iters, fit_hashes
 
 HASH_SCALE = 0.1   # the book's N(0, 1e-1) hash matrices of the untied construction (Fig. 3.3)
 
@@ -74,19 +74,27 @@ def lookup_embeddings(tok_rows, block_size):
     return params
 
 
-def _check_sizes(where, ks, block_size, tok_dims):
+def _check_sizes(where, ks, block_size, tok_dims, vocab_size):
+    """Sizes as ints (at most ``MAX_SIZE``), the program within ``MAX_NUMBERS``."""
+    check_size(where, 'block_size', block_size, low=None)
+    check_size(where, 'tok_dims', tok_dims, low=None)
     if block_size < ks.shape[1]:
         raise ValueError(f'{where}: block_size must be >= key length {ks.shape[1]}; '
                          f'got {block_size}')
     if tok_dims < 2:
         raise ValueError(f'{where}: tok_dims must be >= 2 (layer norm flattens 1 dim); '
                          f'got {tok_dims}')
+    d_model = tok_dims + 3         # the embeddings, then about 5 matrices (d, d) per key token
+    check_numbers(where, (2 * vocab_size + block_size + 5 * ks.shape[1] * d_model) * d_model)
 
 
 def build_untied_transformer(ks, vs,  # the table: keys (n, l) and values (n,)
                              vocab_size, block_size, prefix_len, tok_dims, rng=None,
                              harden=HARDEN, hash_scale=HASH_SCALE):
     """The simplified construction (book Fig. 3.3): random hashes, untied ``out_emb``.
+
+    Sizes are ints of at most ``taotp.params.MAX_SIZE``; a program or table past
+    ``MAX_NUMBERS`` numbers is refused before anything is built.
 
     ``out_emb[v]`` is the sum of the residual vectors that the keys with value v
     leave at their last position (the engine runs every key through the layer).
@@ -108,7 +116,7 @@ def build_untied_transformer(ks, vs,  # the table: keys (n, l) and values (n,)
     if prefix_len != ks.shape[1]:
         raise ValueError(f'{where}: prefix_len must equal the key length {ks.shape[1]}; '
                          f'got {prefix_len}')
-    _check_sizes(where, ks, block_size, tok_dims)
+    _check_sizes(where, ks, block_size, tok_dims, vocab_size)
     rng = as_rng(rng, where)
     params = lookup_embeddings(rng.normal(0, 1, (vocab_size, tok_dims)), block_size)
     hashes = rng.normal(0, hash_scale, (prefix_len, tok_dims, tok_dims))
@@ -136,6 +144,9 @@ def build_lookup_transformer(ks, vs,  # the table: keys (n, l) and values (n,)
                              harden=HARDEN, progress=None, stop_margin=0.01):
     """The tied construction (book Figs. 3.4-3.6): d_model = tok_dims + 3, one layer, l heads.
 
+    Sizes are ints of at most ``taotp.params.MAX_SIZE``; a program or table past
+    ``MAX_NUMBERS`` numbers is refused before anything is built.
+
     The token embeddings and hash matrices are fitted first (``fit_hashes``:
     at most ``optimization_iters`` gradient steps of size ``lr``, stopping once
     every value wins by ``stop_margin``), then wired (``wire_lookup_transformer``).
@@ -147,7 +158,8 @@ def build_lookup_transformer(ks, vs,  # the table: keys (n, l) and values (n,)
         ks, vs: the table, keys (n, l) and values (n,).
         vocab_size, block_size: of the program; block_size >= l.
         tok_dims: t; d_model = t + 3.
-        optimization_iters: the cap on gradient steps.
+        optimization_iters: the cap on gradient steps (at most
+            ``taotp.lookup.training.MAX_OPTIMIZATION_ITERS``, 1,000,000).
         rng: None (seed 0), an int seed or a numpy Generator.
         harden: the attention-score factor (see ``hash_layer``).
         progress: an optional callback, see ``optimize``.
@@ -162,9 +174,8 @@ def build_lookup_transformer(ks, vs,  # the table: keys (n, l) and values (n,)
     """
     where = 'build_lookup_transformer'
     ks, vs = check_table(where, ks, vs, vocab_size)
-    _check_sizes(where, ks, block_size, tok_dims)
-    if optimization_iters < 0:
-        raise ValueError(f'{where}: optimization_iters must be >= 0; got {optimization_iters}')
+    _check_sizes(where, ks, block_size, tok_dims, vocab_size)
+    check_iters(where, optimization_iters)
     E, M, _ = fit_hashes(ks, vs, vocab_size, tok_dims, optimization_iters,
                          rng=as_rng(rng, where), lr=lr, progress=progress,
                          stop_margin=stop_margin)

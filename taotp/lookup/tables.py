@@ -11,6 +11,7 @@ is the value of the key that its last ``l`` tokens spell.
 import numpy as np
 
 from ..decoding import last_token_argmax
+from ..params import check_numbers, check_size
 
 
 def as_rng(rng, where):
@@ -33,9 +34,11 @@ def check_table(where, ks, vs, vocab_size):
     """Validate a table and return it as int64 arrays ``(ks, vs)``.
 
     Raises:
-        ValueError: wrong shapes, ids outside ``0..vocab_size - 1`` or repeated keys.
-        TypeError: ids that are not integers.
+        ValueError: wrong shapes, ids outside ``0..vocab_size - 1``, repeated keys, or a
+            vocab_size outside 1..``taotp.params.MAX_SIZE``.
+        TypeError: ids or a vocab_size that are not integers.
     """
+    vocab_size = check_size(where, 'vocab_size', vocab_size)
     ks, vs = np.asarray(ks), np.asarray(vs)
     if ks.ndim != 2 or ks.shape[1] < 1 or ks.shape[0] < 1:
         raise ValueError(f'{where}: ks must have shape (n_entries, key_len) with both >= 1; '
@@ -60,7 +63,8 @@ def random_lookup_table(n_entries, key_len, vocab_size, rng=None):
     """``n_entries`` distinct random keys of ``key_len`` tokens, and random values.
 
     Args:
-        n_entries, key_len, vocab_size: the table's size (all >= 1).
+        n_entries, key_len, vocab_size: the table's size (all >= 1 and at most
+            ``taotp.params.MAX_SIZE``).
         rng: None (seed 0), an int seed or a numpy Generator.
 
     Returns:
@@ -71,10 +75,13 @@ def random_lookup_table(n_entries, key_len, vocab_size, rng=None):
     ((4, 2), (4,), 4)
     """
     rng = as_rng(rng, 'random_lookup_table')
+    for name, value in (('n_entries', n_entries), ('key_len', key_len), ('vocab_size', vocab_size)):
+        check_size('random_lookup_table', name, value, low=None)     # ints, at most MAX_SIZE
+    check_numbers('random_lookup_table', n_entries * key_len, 'the table')
     if n_entries < 1 or key_len < 1 or vocab_size < 1:
         raise ValueError(f'random_lookup_table: n_entries, key_len and vocab_size must be >= 1; '
                          f'got {n_entries}, {key_len}, {vocab_size}')
-    space = vocab_size ** key_len
+    space = vocab_size ** min(key_len, 64)       # 64 >= log2(MAX_SIZE): enough to compare
     if n_entries > space:
         raise ValueError(f'random_lookup_table: only {space} distinct keys of length {key_len} '
                          f'exist over {vocab_size} tokens; got n_entries = {n_entries}')

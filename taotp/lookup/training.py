@@ -20,9 +20,11 @@ import sys
 import numpy as np
 
 from ..model import EPS, layer_norm
+from ..params import check_numbers, check_size
 from .tables import as_rng, check_table
 
 DEFAULT_OPTIMIZATION_ITERS = 5000  # a cap: the book states no count; see fit_hashes
+MAX_OPTIMIZATION_ITERS = 1_000_000  # the most gradient steps a builder accepts
 INIT_SCALE = 0.1                   # the book's N(0, 1e-1) start for E and M (Fig. 3.6)
 
 
@@ -184,6 +186,15 @@ def terminal_progress(step, total, loss, accuracy):
     stream.flush()
 
 
+def check_iters(where, optimization_iters):
+    """A count of gradient steps: an int in 0..``MAX_OPTIMIZATION_ITERS``."""
+    check_size(where, 'optimization_iters', optimization_iters, low=None,
+               high=MAX_OPTIMIZATION_ITERS, limit='taotp.lookup.training.MAX_OPTIMIZATION_ITERS')
+    if optimization_iters < 0:
+        raise ValueError(f'{where}: optimization_iters must be >= 0; got {optimization_iters}')
+    return int(optimization_iters)
+
+
 def fit_hashes(ks, vs, vocab_size, tok_dims, optimization_iters=DEFAULT_OPTIMIZATION_ITERS,
                rng=None, lr=1e-3, progress=None, stop_margin=0.01):
     """Token embeddings and hash matrices for a table, fitted from a small random start.
@@ -209,11 +220,12 @@ def fit_hashes(ks, vs, vocab_size, tok_dims, optimization_iters=DEFAULT_OPTIMIZA
     """
     where = 'fit_hashes'
     ks, vs = check_table(where, ks, vs, vocab_size)
+    check_size(where, 'tok_dims', tok_dims, low=None)
     if tok_dims < 2:
         raise ValueError(f'{where}: tok_dims must be >= 2 (layer norm flattens 1 dim); '
                          f'got {tok_dims}')
-    if optimization_iters < 0:
-        raise ValueError(f'{where}: optimization_iters must be >= 0; got {optimization_iters}')
+    check_iters(where, optimization_iters)
+    check_numbers(where, (vocab_size + ks.shape[1] * tok_dims) * tok_dims, 'the fitted weights')
     rng = as_rng(rng, where)
     E = rng.normal(0, INIT_SCALE, (vocab_size, tok_dims))
     M = rng.normal(0, INIT_SCALE, (ks.shape[1], tok_dims, tok_dims))

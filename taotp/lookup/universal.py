@@ -28,7 +28,7 @@ One layer, ``l`` heads of width 3, d_ff = n - 1, tied embeddings.
 import numpy as np
 
 from ..blocks import HARDEN, pos_3d_enc_rotation_matrix, pos_enc_3d, pos_enc_3d_array
-from ..params import base_layer, base_params
+from ..params import base_layer, base_params, check_size
 from ..residual import Layout
 from ..trace import trace
 from .tables import as_rng, check_table
@@ -151,6 +151,9 @@ def build_universal_lookup_transformer(ks, vs, vocab_size, block_size, rng=None,
                                        candidates=CANDIDATES, out_scale=OUT_SCALE):
     """A Lookup Table correct for every table of distinct keys (module docstring).
 
+    Sizes are ints of at most ``taotp.params.MAX_SIZE``; a program or table past
+    ``MAX_NUMBERS`` numbers is refused before anything is built.
+
     Same prompt and answer convention as ``build_lookup_transformer``: a prompt
     whose last ``l`` tokens are a key (after any prefix, up to ``block_size``
     tokens in all) is answered with that key's value.
@@ -172,6 +175,8 @@ def build_universal_lookup_transformer(ks, vs, vocab_size, block_size, rng=None,
     """
     ks, vs = check_table(WHERE, ks, vs, vocab_size)
     n, l = ks.shape
+    if not isinstance(block_size, bool) and isinstance(block_size, (int, np.integer)):
+        check_size(WHERE, 'block_size', block_size, low=None)      # at most MAX_SIZE
     if isinstance(block_size, bool) or not isinstance(block_size, (int, np.integer)) \
             or block_size < l:
         raise ValueError(f'{WHERE}: block_size must be an int >= the key length {l}; '

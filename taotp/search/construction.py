@@ -19,7 +19,7 @@ import numpy as np
 
 from ..blocks import HARDEN, padding_block, pos_enc_3d_array, proper_cleanup, shift_matrix
 from ..blocks import harden as harden_matrix
-from ..params import base_layer, base_params
+from ..params import base_layer, base_params, check_numbers
 from ..residual import Layout
 from .task import _check_sizes
 
@@ -40,6 +40,9 @@ def build_search_transformer(vocab_size, block_size, prefix_len, harden=HARDEN):
     no MLP; total parameters
     ``d_model * (vocab + block + 2) + 24 * prefix_len * (prefix_len + 1) * d_model``.
 
+    Every size is at most ``taotp.params.MAX_SIZE`` and the program holds at most
+    ``MAX_NUMBERS`` numbers; a ValueError names the limit before anything is built.
+
     Args:
         vocab_size, block_size: the program's vocabulary and longest input.
         prefix_len: the query length L, at least 2 (layer 1 needs three heads:
@@ -54,6 +57,8 @@ def build_search_transformer(vocab_size, block_size, prefix_len, harden=HARDEN):
         4
     """
     _check_sizes('build_search_transformer', vocab_size, block_size, prefix_len)
+    check_numbers('build_search_transformer', (3 * prefix_len + 3) * (
+        vocab_size + block_size + 2 + 24 * prefix_len * (prefix_len + 1)))
     if isinstance(harden, bool) or not isinstance(harden, Real) or not harden > 0:
         raise ValueError(f'build_search_transformer: harden must be a number > 0; got {harden!r}')
     L = prefix_len

@@ -6,6 +6,8 @@ or several times.
 """
 import numpy as np
 
+from ..params import check_numbers, check_size
+
 __all__ = ['search_reference', 'random_search_inputs', 'success_rate', 'MIN_SUCCESS_RATE',
            'MAX_FAILED_DRAWS']
 
@@ -13,8 +15,7 @@ __all__ = ['search_reference', 'random_search_inputs', 'success_rate', 'MIN_SUCC
 def _check_sizes(where, vocab_size, block_size, prefix_len, length_name='block_size'):
     for name, value, low in (('vocab_size', vocab_size, 1), ('prefix_len', prefix_len, 2),
                              (length_name, block_size, 1)):
-        if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-            raise TypeError(f'{where}: {name} must be an int; got {type(value).__name__}')
+        check_size(where, name, value, low=None)           # an int, at most MAX_SIZE
         if value < low:
             raise ValueError(f'{where}: {name} must be >= {low}; got {value}')
     if block_size < prefix_len + 2:
@@ -110,6 +111,8 @@ def random_search_inputs(rng, n, vocab_size, length, prefix_len):
         raise TypeError(f'{where}: n must be an int; got {type(n).__name__}')
     if n < 0:
         raise ValueError(f'{where}: n must be >= 0; got {n}')
+    check_size(where, 'n', n, low=None)
+    check_numbers(where, n * length, 'the inputs')
     L = prefix_len
     rate = success_rate(vocab_size, length, L)
     if rate < MIN_SUCCESS_RATE:

@@ -8,6 +8,7 @@ its kernel-free player.  Lag sets may be given as tuples or by the names of
 """
 import numpy as np
 from matplotlib.colors import ListedColormap
+from matplotlib.transforms import offset_copy
 
 from .network import build_selective_induction
 from .predictors import (construction_predictive, kl_curve, lag_posterior, log_likelihoods,
@@ -97,7 +98,7 @@ def draw_data(fig, P, lags='{1,2,3}', true_lag='random', T=48, seed=0):
         ax.set_title(title, fontsize=8)
         ax.tick_params(labelsize=SMALL)
         if c == 0:
-            ax.legend(fontsize=6)
+            ax.legend(fontsize=SMALL)
         if c == 1:
             ax.set_xlabel('tokens seen', fontsize=8)
 
@@ -121,8 +122,10 @@ def _kl_panel(ax, curves, kmax, title, ylim):
     ax.set_ylabel('mean KL(truth || prediction)', fontsize=8)
     ax.tick_params(labelsize=SMALL)
     ax.set_title(title, fontsize=8)
-    if curves:
-        ax.legend(fontsize=6, ncol=2)
+    if curves:      # below the panel, under its x label: the curves fill the panel
+        below = offset_copy(ax.transAxes, fig=ax.figure, y=-30, units='points')
+        ax.legend(fontsize=SMALL, ncol=2, loc='upper center', bbox_to_anchor=(0.5, 0),
+                  bbox_transform=below, frameon=False, handlelength=1.6, columnspacing=1.0)
 
 
 def draw_kl(fig, panels, ylim=(1e-8, 1.0)):
@@ -168,8 +171,8 @@ def draw_hardening(fig, P, lam=500.0, beta=20.0, lags='{1,2,3}', T=40, seed=0, n
         ax.imshow(run['attn'][layer][0, 0], cmap='viridis', vmin=0, vmax=1, aspect='auto',
                   interpolation='nearest', extent=(0.5, T + 0.5, T + 0.5, 0.5))
         ax.set_title(f'layer {layer + 1} attention', fontsize=8)
-        ax.set_xticks([1, T], [1, T], fontsize=6)
-        ax.set_yticks([1, T], [1, T], fontsize=6)
+        ax.set_xticks([1, T], [1, T], fontsize=SMALL)
+        ax.set_yticks([1, T], [1, T], fontsize=SMALL)
         ax.set_xlabel('key position', fontsize=SMALL)
     axes[0].set_ylabel('query position', fontsize=SMALL)
     _kl_panel(axes[2], curves, lags[-1], f'lam = {lam:g}, beta = {beta:g}', (1e-6, 2.0))

@@ -19,7 +19,7 @@ import numpy as np
 
 from .construction import layer_matrices
 from .design import check_constants, exact_from, plan_heads, safety_margins
-from .predictors import softmax
+from .predictors import exact_softmax
 from .task import check_length, check_lags, check_transition_matrix
 
 OUTPUTS = ('mixture', 'log')
@@ -110,7 +110,7 @@ class DisentangledTransformer:
                         for rows, cols, block in blocks)
                 zs.append(np.where(causal, z / self.temperature, -np.inf))
             z = np.stack(zs, axis=-3)                                    # (..., H, n, n)
-            w = softmax(z)
+            w = exact_softmax(z)
             h = np.concatenate([h] + [w[..., k, :, :] @ h for k in range(len(heads))], axis=-1)
             resid.append(h)
             attn.append(w)
@@ -118,7 +118,7 @@ class DisentangledTransformer:
         rows, matrix = self.readout
         out = h[..., rows] @ matrix
         return {'resid': resid, 'attn': attn, 'scores': scores,
-                'probs': softmax(out) if self.output == 'log' else out}
+                'probs': exact_softmax(out) if self.output == 'log' else out}
 
     def next_token_probs(self, tokens, chunk=None):
         """``(..., n, S)``: row t is the predicted law of the token after the first ``t + 1``.
@@ -170,7 +170,8 @@ def build_selective_induction(P, lags, T, lam=500.0, beta=100.0, heads=None, var
     winner's token, which the readout maps through ``P``.
 
     Args:
-        P, lags, T: the task (strictly positive ``P``; the largest lag < T).
+        P, lags, T: the task (strictly positive ``P``; the largest lag < T; T at most
+            ``taotp.selective.task.MAX_LENGTH`` = 4,096).
         lam: mask hardening (the paper's 500).
         beta: selection strength (the paper's 100).
         heads, variant, period, classes: the layer-2 design (``plan_heads``).

@@ -38,6 +38,7 @@ from .design import check_constants, plan_heads
 from .task import check_length, check_lags, check_transition_matrix
 
 NORMS = ('layer', 'none')
+MAX_PORT_LENGTH = 512     # d_model grows like 2 T (H + 1), each layer like T ** 2
 ANCHOR = 1e5      # the anchors' magnitude; the port's error shrinks like lam / anchor^2
 
 
@@ -83,11 +84,12 @@ def book_params(P, lags, T, lam=500.0, beta=100.0, heads=None, variant=None, per
 
     Returns:
         the book's params dict; ``vocab_size = S``, ``block_size = T``,
-        ``d_model = 2 S + 2 T + 2 + 2 T H``.
+        ``d_model = 2 S + 2 T + 2 + 2 T H``; so ``T`` is at most ``MAX_PORT_LENGTH``
+        (512; each layer holds about ``T ** 2`` numbers per head).
     """
     where = 'book_params'
     P = check_transition_matrix(P, where)
-    T = check_length(T, where)
+    T = check_length(T, where, MAX_PORT_LENGTH, 'taotp.selective.port.MAX_PORT_LENGTH')
     lags = check_lags(lags, T, where)
     if norm not in NORMS:
         raise ValueError(f'{where}: norm must be one of {NORMS}; got {norm!r}')

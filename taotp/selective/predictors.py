@@ -31,8 +31,13 @@ from .task import check_lags, check_transition_matrix, stationary
 TIE_TOL = 1e-9   # maximum likelihood: lags within this of the best log-likelihood tie
 
 
-def softmax(x, axis=-1):
-    """Exact max-shifted softmax (the maths; the book's ``taotp.softmax`` adds 1e-10)."""
+def exact_softmax(x, axis=-1):
+    """Max-shifted softmax with no epsilon: the paper's maths.
+
+    Not the engine's ``taotp.softmax``, which adds the book's 1e-10 to the
+    denominator; the predictors and the disentangled network (the paper's own
+    architecture, ``network.py``) use this one.
+    """
     z = np.exp(x - np.max(x, axis=axis, keepdims=True))
     return z / z.sum(axis=axis, keepdims=True)
 
@@ -70,7 +75,7 @@ def log_likelihoods(P, lags, tokens):
 
 def lag_posterior(P, lags, tokens):
     """``(..., T, K)``: the posterior over the lags after ``t + 1`` tokens (uniform prior)."""
-    return softmax(log_likelihoods(P, lags, tokens))
+    return exact_softmax(log_likelihoods(P, lags, tokens))
 
 
 # ----------------------------------------------------------------------------- mixtures
@@ -157,7 +162,7 @@ def prop1_weights(P, lags, tokens, beta):
     ptil = normalised_transitions(P, lags, tokens)
     ptil[..., :kmax, :] = 0.0
     count = np.maximum(np.arange(1, tokens.shape[-1] + 1) - kmax, 1)[:, None]
-    return softmax(beta * np.cumsum(ptil, axis=-2) / count)
+    return exact_softmax(beta * np.cumsum(ptil, axis=-2) / count)
 
 
 def prop1_predictive(P, lags, tokens, beta):
@@ -204,13 +209,13 @@ def construction_weights(P, lags, tokens, beta, design=None):
                          f'{list(design.lags)} vs {list(lags)}')
     means = class_means(normalised_transitions(P, lags, tokens), lags, design)
     if design.variant != 'pair':
-        return softmax(beta * means.sum(axis=-3))
+        return exact_softmax(beta * means.sum(axis=-3))
     diff = means[..., 0, :, 0] - means[..., 0, :, 1]               # (..., T): lag kmin - kmax
     T = tokens.shape[-1]
     score = np.zeros(tokens.shape + (2,))
     for c, (k, sign) in enumerate(((lags[0], 1.0), (lags[1], -1.0))):
         score[..., k - 1:, c] = sign * beta * diff[..., :T - k + 1]   # key m = i + 1 - k
-    return softmax(score)
+    return exact_softmax(score)
 
 
 def construction_predictive(P, lags, tokens, beta, design=None):

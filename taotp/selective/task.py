@@ -37,10 +37,15 @@ def check_rng(rng, where):
     return rng
 
 
-def check_length(T, where):
-    """``T`` as an int after checking that it is a positive integer."""
+MAX_LENGTH = 1 << 12      # the longest sequence T a builder or sampler accepts
+
+
+def check_length(T, where, high=MAX_LENGTH, limit='taotp.selective.task.MAX_LENGTH'):
+    """``T`` as an int after checking that it is an integer in 1..``high``."""
     if not _is_int(T) or T < 1:
         raise ValueError(f'{where}: T must be a positive integer; got {T!r}')
+    if T > high:
+        raise ValueError(f'{where}: T must be at most {high:,} ({limit}); got {T}')
     return int(T)
 
 

@@ -199,6 +199,9 @@ def build_bits_sort_transformer(vocab_size, block_size, score_gap=SCORE_GAP,
                                 head_weight=HEAD_WEIGHT):
     """The bits design (module docstring): 1 layer, n heads, d_model n + 4, tied, no MLP.
 
+    Sizes are ints of at most ``taotp.params.MAX_SIZE``; a program or table past
+    ``MAX_NUMBERS`` numbers is refused before anything is built.
+
     Args:
         vocab_size: V; the numbers are 1..V-1, 0 is the terminator.
         block_size: rows of ``pos_emb`` (all zero).
@@ -211,8 +214,8 @@ def build_bits_sort_transformer(vocab_size, block_size, score_gap=SCORE_GAP,
     >>> taotp.config(p)['n_heads'], taotp.config(p)['d_model']
     ([20], 24)
     """
-    check_int(WHERE, 'vocab_size', vocab_size, 2)
-    check_int(WHERE, 'block_size', block_size, 1)
+    check_int('build_bits_sort_transformer', 'vocab_size', vocab_size, 2)
+    check_int('build_bits_sort_transformer', 'block_size', block_size, 1)
     n = code_length(vocab_size)
     layer = bits_sort_layer(n, score_gap, head_weight)
     params = base_params(vocab_size, block_size, bits_layout(n).d_model)
@@ -236,6 +239,9 @@ def build_compact_sort_transformer(vocab_size=28, block_size=100, ratio=COMPACT_
                                    push=COMPACT_PUSH, t0=COMPACT_T0, harden=COMPACT_HARDEN,
                                    out_scale=COMPACT_OUT_SCALE):
     """The compact design: 1 layer, 1 head, d_model 3, tied embeddings, no MLP, no positions.
+
+    Sizes are ints of at most ``taotp.params.MAX_SIZE``; a program or table past
+    ``MAX_NUMBERS`` numbers is refused before anything is built.
 
     ``3 V + 3 block_size + 39`` parameters; 13 non-zero outside ``tok_emb``
     (Q 4, K 3, V 3, P 3).
@@ -281,6 +287,9 @@ def build_compact_sort_transformer(vocab_size=28, block_size=100, ratio=COMPACT_
 
 def build_large_vocab_sort_transformer(vocab_size, block_size, design='auto'):
     """Sort distinct numbers ``1..V-1`` closed by 0, on one attention-only layer, any V.
+
+    Sizes are ints of at most ``taotp.params.MAX_SIZE``; a program or table past
+    ``MAX_NUMBERS`` numbers is refused before anything is built.
 
     ``design='auto'`` takes the smaller of this module's two exact designs:
     ``'compact'`` (1 head, d_model 3) up to ``vocab_size = COMPACT_MAX``, else
@@ -329,15 +338,32 @@ def compact_sort_certificate(params):
     With no positions, hard attention picks the successor of every query ``y`` from
     every possible set of numbers exactly when ``y`` ranks its keys ``y+1 > y+2 > ... >
     V-1 > every key <= y``.  Returns the smallest lead in that chain over all ``y``,
-    in the units of the softmax (scores as the forward pass computes them, here
-    from the weights); a lead of 30 or more leaves a rival at most ``exp(-30)``.
+    in the units of the softmax.  The scores are the ones the forward pass records
+    (``taotp.trace``) on two runs: the tokens ``0..V-1`` in increasing order (each
+    query sees every key below it) and in decreasing order (every key above it), all
+    at position 0, which a program without positions cannot tell from any other.
+
+    Raises:
+        ValueError: the program has positions (a non-zero ``pos_emb``) or more than
+        one layer or head, so the certificate would not cover it.
     """
-    from ..model import layer_norm
-    x = layer_norm(np.asarray(params['tok_emb'], dtype=np.float64))
-    layer = params['layers'][0]
-    S = (x @ layer['Q'][0]) @ (x @ layer['K'][0]).T / np.sqrt(layer['Q'].shape[2])
+    from ..trace import trace
+    where = 'compact_sort_certificate'
+    if np.any(np.asarray(params['pos_emb']) != 0):
+        raise ValueError(f'{where}: the certificate holds for a program without positions; '
+                         f'got a pos_emb with non-zero entries')
+    if len(params['layers']) != 1 or len(params['layers'][0]['Q']) != 1:
+        raise ValueError(f'{where}: the certificate covers 1 layer with 1 head; got '
+                         f"{len(params['layers'])} layer(s)")
+    V = len(params['tok_emb'])
+    up = np.arange(V)
+    tokens = np.stack([up, up[::-1]])
+    scores = trace(tokens, params, positions=np.zeros_like(tokens)).scores[0][:, 0]
+    # S[y, x]: query y on key x.  Increasing run: row y, column x <= y.  Decreasing run:
+    # query y sits at V-1-y and key x at V-1-x, so flipping both axes gives x >= y.
+    S = np.where(up[None, :] <= up[:, None], scores[0], scores[1][::-1, ::-1])
     leads = []
-    for y in range(len(S) - 1):
+    for y in range(V - 1):
         chain = S[y, y + 1:]
         leads += (-np.diff(chain)).tolist() + [chain[-1] - S[y, :y + 1].max()]
     return float(min(leads))

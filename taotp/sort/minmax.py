@@ -58,6 +58,9 @@ def _extreme_transformer(where, vocab_size, block_size, key_sign, harden, out_sc
 def build_min_transformer(vocab_size, block_size, harden=HARDEN, out_scale=OUT_SCALE):
     """Output the smallest token seen so far (Chapter 5, Fig. 5.2).
 
+    Sizes are ints of at most ``taotp.params.MAX_SIZE``; a program or table past
+    ``MAX_NUMBERS`` numbers is refused before anything is built.
+
     Args:
         vocab_size: numbers 0..vocab_size-1 (repeats allowed).
         block_size: longest input (rows of the all-zero ``pos_emb``).
@@ -81,6 +84,9 @@ def build_min_transformer(vocab_size, block_size, harden=HARDEN, out_scale=OUT_S
 
 def build_max_transformer(vocab_size, block_size, harden=HARDEN, out_scale=OUT_SCALE):
     """Output the largest token seen so far: Min with the key direction turned to ``pi``.
+
+    Sizes are ints of at most ``taotp.params.MAX_SIZE``; a program or table past
+    ``MAX_NUMBERS`` numbers is refused before anything is built.
 
     The key is written as ``-pos_enc_3d(0)`` (exactly the direction at angle pi,
     without the 1e-16 that ``sin(pi)`` leaves), so Max also has 11 non-zeros

@@ -66,6 +66,9 @@ def nextpoint(ts):
 def build_sort_transformer(n=28, block_size=100, harden=HARDEN, out_scale=OUT_SCALE):
     """Sort distinct numbers that precede a terminating 0 (Chapter 5, Fig. 5.5).
 
+    Sizes are ints of at most ``taotp.params.MAX_SIZE``; a program or table past
+    ``MAX_NUMBERS`` numbers is refused before anything is built.
+
     Architecture: 1 layer, 1 head, d_model 6, d_head 6, d_ff 0, tied embeddings,
     ``pos_emb`` all zero.  ``6 n + 6 block_size + 150`` parameters; for n = 28,
     166 non-zero in ``tok_emb`` and 18 elsewhere (the book's 166 is the first part).

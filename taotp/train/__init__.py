@@ -11,9 +11,16 @@ loads PyTorch only when a name that needs it is first used:
   epsilon added to the standard deviation, the book's softmax); ``Model(params)``
   and ``model.to_params()`` convert both ways, so a trained model runs through
   ``taotp.transformer`` / ``taotp.decode`` like a constructed one;
-* ``train``, ``Batch``, ``History`` (``loop``): a seeded, deterministic CPU
-  training loop with the loss on chosen target positions and an optional
-  progress callback (``progress_bar``), silent by default;
+* ``train``, ``Batch``, ``History`` (``loop``): a seeded training loop,
+  deterministic on the CPU (``device='cuda'`` trains on a GPU), with the loss on
+  chosen target positions and an optional progress callback (``progress_bar``),
+  silent by default;
+* ``train_stack`` (``stack``): several models of one shape trained side by side
+  in one process (one stacked model, one launch for all, per-model Adam and
+  clipping);
+* ``LagChainSampler``, ``next_token_batches`` (``sampling``): Chapter 10's task
+  drawn with PyTorch on the training device, the law of
+  ``taotp.selective.sample_batch``;
 * ``DisentangledModel`` (``disentangled``): the attention-only network of
   Chapter 10 whose layers append to the residual stream;
 * ``save_params`` / ``load_params`` (``store``): trained programs as small
@@ -26,6 +33,8 @@ _NAMES = {
     'train': 'loop', 'Batch': 'loop', 'History': 'loop', 'progress_bar': 'loop',
     'cross_entropy': 'loop',
     'DisentangledModel': 'disentangled',
+    'train_stack': 'stack', 'StackHistory': 'stack',
+    'LagChainSampler': 'sampling', 'next_token_batches': 'sampling',
     'save_params': 'store', 'load_params': 'store', 'load_meta': 'store',
 }
 

@@ -62,16 +62,18 @@ class DisentangledModel(torch.nn.Module):
 
     def forward(self, tokens, positions=None, record=None):
         """Next-token logits ``(..., n, S)``; ``record`` (a list) gets each layer's attention."""
-        tokens = tokens if torch.is_tensor(tokens) else torch.as_tensor(np.asarray(tokens))
+        device = self.readout.device
+        tokens = (tokens if torch.is_tensor(tokens) else torch.as_tensor(np.asarray(tokens))
+                  ).to(device)
         n = tokens.shape[-1]
         if n > self.T:
             raise ValueError(f'DisentangledModel: sequence length must be <= T = {self.T}; '
                              f'got {n}')
         dtype = self.readout.dtype
-        x = torch.nn.functional.one_hot(tokens.long(), self.S).to(dtype)
-        pos = torch.eye(self.T, dtype=dtype)[:n].expand(x.shape[:-1] + (self.T,))
+        x = torch.eye(self.S, dtype=dtype, device=device)[tokens.long()]     # one-hot, no sync
+        pos = torch.eye(self.T, dtype=dtype, device=device)[:n].expand(x.shape[:-1] + (self.T,))
         h = torch.cat([x, pos], dim=-1)
-        mask = torch.ones(n, n, dtype=torch.bool).tril()
+        mask = torch.ones(n, n, dtype=torch.bool, device=device).tril()
         for A in self.A:
             scores = torch.einsum('...nd,hde,...me->...hnm', h, A, h)
             weights = torch.softmax(scores.masked_fill(~mask, float('-inf')), dim=-1)
@@ -85,8 +87,8 @@ class DisentangledModel(torch.nn.Module):
         layers = []
         for A, d in zip(self.A, self.widths):
             full = np.arange(d)
-            layers.append([[(full, full, a)] for a in A.detach().to(torch.float64).numpy()])
-        readout = self.readout.detach().to(torch.float64).numpy()
+            layers.append([[(full, full, a)] for a in A.detach().cpu().to(torch.float64).numpy()])
+        readout = self.readout.detach().cpu().to(torch.float64).numpy()
         return layers, (np.arange(self.widths[-1]), readout)
 
     def extra_repr(self):

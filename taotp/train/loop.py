@@ -1,4 +1,4 @@
-"""A seeded, deterministic CPU training loop for ``Model`` (and any module giving logits).
+"""A seeded training loop for ``Model`` (and any module giving logits), deterministic on the CPU.
 
     >>> import numpy as np
     >>> from taotp.train import Batch, Model, init_params, train
@@ -17,7 +17,10 @@ generator seeded by ``seed``; the model's starting weights come from the
 params dict it was built from (seed them with ``init_params(rng=...)``).  With
 the same seed, data, starting point and number of threads, every run gives
 the same weights bit for bit; a different thread count may change the last
-bits (sums are split differently).
+bits (sums are split differently).  ``device='cuda'`` trains on a GPU: the model
+and every batch move there (a sampler may also draw its batches there, as
+``taotp.train.sampling`` does), the loss is read back every 100 steps instead
+of every step, and the result is seeded but not bit-for-bit reproducible.
 """
 import math
 import sys
@@ -89,12 +92,26 @@ def _as_batch(item):
                     f'tuple; got {type(item).__name__}')
 
 
-def _tensor(x):
-    if x is None or torch.is_tensor(x):
+def _tensor(x, device=None):
+    if x is None:
         return x
     if isinstance(x, (list, tuple)):
-        return [_tensor(v) for v in x]
-    return torch.as_tensor(np.asarray(x))
+        return [_tensor(v, device) for v in x]
+    x = x if torch.is_tensor(x) else torch.as_tensor(np.asarray(x))
+    return x if device is None else x.to(device)
+
+
+def as_device(device, where='train'):
+    """``torch.device`` of ``device`` (``None``: the CPU); a CUDA device must be available."""
+    try:
+        device = torch.device('cpu' if device is None else device)
+    except (RuntimeError, TypeError):
+        raise ValueError(f"{where}: device must name a torch device ('cpu', 'cuda', 'cuda:0'); "
+                         f"got {device!r}") from None
+    if device.type == 'cuda' and not torch.cuda.is_available():
+        raise ValueError(f'{where}: device {str(device)!r} needs a CUDA GPU and none is '
+                         f'available here; got {str(device)!r}')
+    return device
 
 
 def _rate(step, steps, lr, warmup, schedule):
@@ -108,7 +125,8 @@ def _rate(step, steps, lr, warmup, schedule):
 
 def train(model, batches, steps, *, lr=1e-3, weight_decay=0.0, betas=(0.9, 0.98), clip=1.0,
           warmup=0, schedule='constant', seed=0, threads=None, progress=None,
-          progress_every=None, evaluate=None, eval_every=None, stop_loss=None, loss_fn=None):
+          progress_every=None, evaluate=None, eval_every=None, stop_loss=None, loss_fn=None,
+          device=None):
     """Train ``model`` in place with AdamW; returns a ``History``.
 
     Args:
@@ -129,12 +147,16 @@ def train(model, batches, steps, *, lr=1e-3, weight_decay=0.0, betas=(0.9, 0.98)
             ``eval_every`` steps and at the end, kept in ``History.evals``.
         stop_loss: stop early once the step's loss is below this value.
         loss_fn: ``loss_fn(logits, targets)``; default ``cross_entropy``.
+        device: where to train (``'cpu'``, the default, or ``'cuda'``); the model
+            is moved there and stays there (``model.cpu()`` brings it back).
     """
     if isinstance(steps, bool) or not isinstance(steps, int) or steps < 0:
         raise ValueError(f'train: steps must be an integer >= 0; got {steps!r}')
     if schedule not in ('constant', 'cosine'):
         raise ValueError(f"train: schedule must be 'constant' or 'cosine'; got {schedule!r}")
     loss_fn = loss_fn or cross_entropy
+    device = as_device(device)
+    model.to(device)
     fixed = None if callable(batches) else _as_batch(batches)
     rng = np.random.default_rng(seed)
     previous_threads = torch.get_num_threads()
@@ -142,24 +164,36 @@ def train(model, batches, steps, *, lr=1e-3, weight_decay=0.0, betas=(0.9, 0.98)
         torch.set_num_threads(int(threads))
     torch.manual_seed(seed)
     params = [p for p in model.parameters() if p.requires_grad]
-    optimiser = torch.optim.AdamW(params, lr=lr, betas=betas, weight_decay=weight_decay)
+    fused = {'fused': True} if device.type == 'cuda' else {}
+    optimiser = torch.optim.AdamW(params, lr=lr, betas=betas, weight_decay=weight_decay, **fused)
     every = progress_every or max(1, steps // 100)
-    losses, evals = [], []
+    on_cpu = device.type == 'cpu'
+    losses, pending, evals = [], [], []
+
+    def read_losses():                          # a GPU is read back in blocks, not every step
+        if pending:
+            losses.extend(torch.stack(pending).tolist())
+            pending.clear()
+
     start = time.perf_counter()
     try:
         for step in range(steps):
             batch = fixed or _as_batch(batches(rng))
             for group in optimiser.param_groups:
                 group['lr'] = _rate(step, steps, lr, warmup, schedule)
-            logits = model(_tensor(batch.tokens), positions=_tensor(batch.positions))
-            loss = loss_fn(logits, _tensor(batch.targets))
+            logits = model(_tensor(batch.tokens, device),
+                           positions=_tensor(batch.positions, device))
+            loss = loss_fn(logits, _tensor(batch.targets, device))
             optimiser.zero_grad(set_to_none=True)
             loss.backward()
             if clip:
                 torch.nn.utils.clip_grad_norm_(params, clip)
             optimiser.step()
-            losses.append(loss.item())
+            pending.append(loss.detach())
             done = step + 1
+            if on_cpu or stop_loss is not None or done % 100 == 0 or done == steps or \
+                    (progress and done % every == 0):
+                read_losses()
             if progress and (done % every == 0 or done == steps):
                 progress(done, steps, losses[-1])
             if evaluate and eval_every and done % eval_every == 0 and done < steps:
@@ -167,6 +201,7 @@ def train(model, batches, steps, *, lr=1e-3, weight_decay=0.0, betas=(0.9, 0.98)
                     evals.append((done, evaluate(model)))
             if stop_loss is not None and losses[-1] < stop_loss:
                 break
+        read_losses()
         if evaluate:
             with torch.no_grad():
                 evals.append((len(losses), evaluate(model)))

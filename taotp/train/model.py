@@ -160,17 +160,19 @@ class Model(torch.nn.Module):
     def _norm(self, x, prefix):
         return normalise(x, self.norm, self.get(f'{prefix}.gamma'), self.get(f'{prefix}.beta'))
 
-    def _positions(self, positions, shape):
+    def _positions(self, positions, shape, device):
         n = shape[-1]
         if positions is None:
-            return [torch.arange(n)] * self.n_tables
+            return [torch.arange(n, device=device)] * self.n_tables
+
+        def on_device(p):
+            return (p if torch.is_tensor(p) else torch.as_tensor(np.asarray(p))).to(device)
         if self.multi_positions:
             if len(positions) != self.n_tables:
                 raise ValueError(f'Model: positions needs one array per position table '
                                  f'({self.n_tables}); got {len(positions)}')
-            return [torch.as_tensor(np.asarray(p)) if not torch.is_tensor(p) else p
-                    for p in positions]
-        return [positions if torch.is_tensor(positions) else torch.as_tensor(np.asarray(positions))]
+            return [on_device(p) for p in positions]
+        return [on_device(positions)]
 
     def forward(self, tokens, positions=None, record=None):
         """Logits ``(..., n, vocab)`` of token ids ``(..., n)``.
@@ -179,14 +181,16 @@ class Model(torch.nn.Module):
         for one table, or a list of such arrays, one per table.  ``record``, if
         a list, receives per layer ``{'attn': (..., heads, n, n)}``.
         """
-        tokens = tokens if torch.is_tensor(tokens) else torch.as_tensor(np.asarray(tokens))
+        device = self.get('tok_emb').device
+        tokens = (tokens if torch.is_tensor(tokens) else torch.as_tensor(np.asarray(tokens))
+                  ).to(device)
         x = self.get('tok_emb')[tokens]
         tables = [f'pos_emb.{i}' for i in range(self.n_tables)] if self.multi_positions \
             else ['pos_emb']
-        for table, ids in zip(tables, self._positions(positions, tokens.shape)):
+        for table, ids in zip(tables, self._positions(positions, tokens.shape, device)):
             x = x + self.get(table)[ids]
         n = tokens.shape[-1]
-        mask = torch.ones(n, n, dtype=torch.bool).tril()
+        mask = torch.ones(n, n, dtype=torch.bool, device=device).tril()
         for i in range(self.n_layers):
             x = self._layer(x, i, mask, record)
         return self._norm(x, 'lnf') @ self.get('out_emb').T
@@ -229,7 +233,7 @@ class Model(torch.nn.Module):
                 v = self._frozen[name]
                 return self._scalars[name] if name in self._scalars else \
                     np.array(v, dtype=np.float64)
-            return self.get(name).detach().to(torch.float64).numpy().copy()
+            return self.get(name).detach().cpu().to(torch.float64).numpy().copy()
 
         params = {'tok_emb': value('tok_emb')}
         params['out_emb'] = params['tok_emb'] if self.tied else value('out_emb')
