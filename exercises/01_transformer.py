@@ -8,7 +8,7 @@
 #       format_name: percent
 #       format_version: '1.3'
 #   kernelspec:
-#     display_name: Python 3
+#     display_name: Python 3 (ipykernel)
 #     language: python
 #     name: python3
 # ---
@@ -19,10 +19,14 @@
 # [![Open in Colab](https://colab.research.google.com/assets/colab-badge.svg)](https://colab.research.google.com/github/taotp/taotp-book/blob/main/exercises/01_transformer.ipynb)
 #
 # Each checked puzzle ends with `check("1.N", your_answer)`. It prints one line: `PASS`
-# with what exactly was checked, or `NOT YET` with the first input that broke, what was
-# expected and what your answer gave. Unfinished answers are fine: the checkers report,
-# they never crash. Reflection puzzles have no checker; their discussion is in
-# `solutions/01_transformer.ipynb`. Run `progress()` at the end for a summary.
+# with what exactly was checked, or `NOT YET` with the input that broke and what your
+# answer gave there (and the line of your code when it raised; `verbose=True` adds the
+# traceback). Your answer runs in a separate process on cases drawn anew for every check:
+# the random programs come from a fresh seed, which a NOT YET names, and
+# `taotp.exercises.ch01.case_programs(seed)` rebuilds them so you can study the case.
+# Unfinished answers are fine: the checkers report, they never crash. Reflection puzzles
+# have no checker; their discussion is in `solutions/01_transformer.ipynb`. Run
+# `progress()` at the end for a summary.
 
 # %%
 # On Colab, install the book's package first; anywhere else this does nothing.
@@ -60,18 +64,20 @@ from taotp.exercises import check, progress
 # List every way in which it differs from ours. Try it before reading the solution.
 
 # %% [markdown]
-# ## Puzzle 1.3 · Stop recomputing the past (budget: same tokens, each position through the layers once, at least 3x faster)
+# ## Puzzle 1.3 · Stop recomputing the past (budget: same tokens; a long run within 5x the CPU time of a cache)
 #
 # The naive decoding loop runs the whole transformer on the whole sequence for every new
 # token. Write `decode_fast(tokens, params, max_steps, eos)` that returns exactly what
-# `taotp.decode(tokens, params, max_steps, eos, cache=False)` returns, without repeating
-# work for positions it has already processed. The checker compares tokens on random
-# programs (up to full blocks, with and without `eos`), counts how many position vectors
-# meet each layer's weights during a 200-step run (pass the weights on as they come: a copy
-# made with `np.asarray` hides the products from the count), and times 200-step runs against
-# the naive loop, on a program and prompts it draws afresh each time. `taotp.layer_norm` and
-# `taotp.softmax` are yours to use; the package's own cached decoder (`taotp.decode`,
-# `taotp.KVCache`) is not.
+# `taotp.decode(tokens, params, max_steps, eos, cache=False)` returns (the prompt and the
+# new tokens, as a list of ints), without repeating work for positions it has already
+# processed. The checker compares tokens on four random programs (up to full blocks, with
+# and without `eos`); then it runs your decoder for 500 to 600 steps on a fresh program with
+# `d_model` 128 and measures its CPU time (the time of its own process, so other work on
+# the machine counts little): at most 5x what the package's own cache takes for the same
+# run. At that length the naive loop redoes about 300 positions per token, 12x the work of
+# a cache or more. `taotp.layer_norm` and `taotp.softmax` are yours to use; the package's
+# decoders and forward pass (`taotp.decode`, `taotp.KVCache`, `taotp.transformer`) are
+# switched off while this puzzle is checked.
 
 # %%
 def decode_fast(tokens, params, max_steps, eos=None):
@@ -87,7 +93,8 @@ check('1.3', decode_fast)
 # wherever you can (everywhere: the checker refuses `np.einsum`). It must return the same
 # logits as `taotp.transformer` to 1e-9, on programs with several layers and heads, layer
 # norms with vector gamma and beta, and even a layer without heads. `taotp.layer_norm` and
-# `taotp.softmax` are yours to use; the package's forward pass is not.
+# `taotp.softmax` are yours to use; the package's forward pass and `np.einsum` are
+# switched off while this puzzle is checked.
 
 # %%
 def transformer_at(tokens, tok_emb, pos_emb, out_emb, layers, lnf):
@@ -109,9 +116,12 @@ check('1.4', transformer_at)
 # followed by `max_steps` tokens, each sampled from
 # $\operatorname{softmax}(\text{logits}/T)$ of the sequence so far, using the
 # `numpy.random.Generator` it is given (no global random state). Near $T = 0$ it must agree
-# with greedy decoding. The checker samples hundreds of seeded runs and compares the
-# frequencies of the tokens at every step with the laws your sampler should have used; a
-# right sampler fails this test with probability below $10^{-6}$.
+# with greedy decoding. The checker samples 300 seeded runs of 8 steps at each of
+# $T = 0.5, 1, 2$ on the program `taotp.exercises.ch01.sampling_program()` and compares the
+# frequency of every token at every step with the laws your sampler should have used; a
+# right sampler fails this test with probability below $10^{-6}$. The package's own sampler
+# (`taotp.decode(..., temperature=T)`) is switched off while this puzzle is checked;
+# `taotp.transformer` gives you the logits.
 
 # %%
 def sample_decode(tokens, params, max_steps, temperature, rng):
@@ -126,8 +136,10 @@ check('1.6', sample_decode)
 # `taotp.decode` refuses to go beyond `block_size` positions. Write
 # `decode_window(tokens, params, n_steps)` that always feeds the transformer the last
 # `block_size` tokens (positions 0 to `block_size - 1`) and so can run for any number of
-# steps, from any prompt (even one longer than the block). Build it on `taotp.transformer`;
-# `taotp.decode(..., window=True)` already does this, so the checker refuses it.
+# steps, from any prompt (even one longer than the block). It returns the prompt followed
+# by `n_steps` new tokens, as a list of ints. Build it on `taotp.transformer`;
+# `taotp.decode(..., window=True)` already does this, so it is switched off while this
+# puzzle is checked. The checker tries block sizes 1, 5, 8 and 13.
 
 # %%
 def decode_window(tokens, params, n_steps):

@@ -8,7 +8,7 @@
 #       format_name: percent
 #       format_version: '1.3'
 #   kernelspec:
-#     display_name: Python 3
+#     display_name: Python 3 (ipykernel)
 #     language: python
 #     name: python3
 # ---
@@ -19,9 +19,12 @@
 # [![Open in Colab](https://colab.research.google.com/assets/colab-badge.svg)](https://colab.research.google.com/github/taotp/taotp-book/blob/main/exercises/02_hello_world.ipynb)
 #
 # Fill in each starter cell and run the `check` line below it. A checker prints `PASS` with
-# what it verified, or `NOT YET` with the first input that went wrong. Token ids for Hello
-# World come from `taotp.hello_world.message_tokenizer(message)` (`<bos>` = 0, `<eos>` = 1,
-# then the characters in order of first appearance); you may instead pass
+# what it verified, or `NOT YET` with the first input that went wrong and what your answer
+# gave there (if your code raised, the line that raised; `check(..., verbose=True)` adds the
+# whole traceback). Your answer runs in a separate, fresh process, so only the answer itself
+# counts, and the repeater puzzles are tried on cases drawn afresh on every check. Token ids
+# for Hello World come from `taotp.hello_world.message_tokenizer(message)` (`<bos>` = 0,
+# `<eos>` = 1, then the characters in order of first appearance); you may instead pass
 # `(params, tokenizer)`, with a tokenizer that gives every symbol of the message its own id
 # (only `<bos>` and `<eos>` may share one). Parameters are counted on the arrays you pass,
 # Python lists included, and the checkers run exactly what they counted.
@@ -40,11 +43,13 @@ from taotp.exercises import check, ch02, progress
 # %% [markdown]
 # ## Puzzle 2.1 · Repeat the last token (budget: 0 layers, at most 3 · vocab_size parameters)
 #
-# Write `build(vocab_size)` returning a 0-layer program that, after any prompt, keeps
-# printing the prompt's last token forever, for any `vocab_size` (the checker tries sizes
-# from 1 to 1,000). Apart from an all-zero `pos_emb` (any `block_size`), it may use at most
-# `3 * vocab_size` parameters as counted by `taotp.count_params` (a tied `out_emb` is
-# counted once).
+# Write `build(vocab_size)` returning a params dict: a 0-layer program that, after any
+# prompt, keeps printing the prompt's last token forever, for any `vocab_size`. Apart from an
+# all-zero `pos_emb` (any `block_size`), it may use at most `3 * vocab_size` parameters as
+# counted by `taotp.count_params` (a tied `out_emb` is counted once). The checker builds it
+# for `vocab_size` 1, 2, 3, 4, 11, 40, 64, 100, 257 and 1,000 and for two more sizes between
+# 5 and 1,000 drawn afresh on every check; at each size it puts every token last in a random
+# prompt once and decodes a few prompts for up to 32 steps.
 
 # %%
 def build_repeater(vocab_size):
@@ -58,10 +63,11 @@ check('2.1', build_repeater)
 # %% [markdown]
 # ## Puzzle 2.2 · Sparse versions (budget: V resp. V + B non-zero parameters)
 #
-# (1) The repeater again, now with at most `vocab_size` non-zero parameters. (2) Hello World
-# with at most `vocab_size + block_size` = 11 + 13 = 24 non-zero parameters. (3) How many
-# parameters, zeros included, do your two programs have? (The checker prints them.)
-# Answer with the pair `(build_sparse_repeater, hello_params)`.
+# (1) The repeater again, now with at most `vocab_size` non-zero parameters (checked at the
+# same sizes as 2.1, two of them drawn afresh). (2) Hello World with at most
+# `vocab_size + block_size` = 11 + 13 = 24 non-zero parameters. (3) How many parameters,
+# zeros included, do your two programs have? (The checker prints them, at sizes 11 and
+# 1,000.) Answer with the pair `(build_sparse_repeater, hello_params)`.
 
 # %%
 def build_sparse_repeater(vocab_size):
@@ -80,17 +86,18 @@ check('2.2', (build_sparse_repeater, sparse_hello))
 # How small can it be and still learn? The check runs your params dict from `<bos>`, wants
 # "Hello World!" then `<eos>`, and reports its size; it judges the result, not how you got it.
 #
-# Two harnesses: `ch02.train_hello_world` trains the tied 0-layer model in NumPy (gradients
-# worked out by hand); `training.train_hello_world(d_model, n_layers, steps, lr, seed)` trains
-# the book's architecture at any size with PyTorch, an optional extra
-# (`pip install "taotp[train]"`; Colab has it).
+# Two harnesses: `taotp.hello_world.train_hello_world` trains the tied 0-layer model in
+# NumPy (gradients worked out by hand); `training.train_hello_world_torch(d_model, n_layers,
+# steps, lr, seed)` trains the book's architecture at any size with PyTorch, an optional
+# extra (`pip install "taotp[train]"`; Colab has it).
 
 # %%
 from taotp.exercises import training
 TRAIN = False   # True: train with PyTorch (the training extra); about a second
 trained = None  # your trained params here
 if TRAIN:
-    trained, history = training.train_hello_world(d_model=3, n_layers=0, steps=1000, lr=0.05)
+    trained, history = training.train_hello_world_torch(d_model=3, n_layers=0, steps=1000,
+                                                        lr=0.05)
     print(history, '->', training.hello_world_output(trained))
 check('2.3', trained)
 
@@ -124,9 +131,11 @@ check('2.5', hello_no_pos)
 # ## Puzzle 2.6 · RMSNorm (answer: a number, or a program)
 #
 # If the model used RMSNorm (no centring) instead of layer norm, one dimension would be
-# freed. How many parameters would Hello World need then (message tokenizer)? Answer with the
-# number (a plain `int`), or with a program that prints Hello World under
-# `taotp.decode(..., norm='rms')` using that many parameters.
+# freed. How many parameters would Hello World need then (message tokenizer: 11 symbols, 13
+# positions)? Answer with the number (a plain `int`), or with a program that prints Hello
+# World under `taotp.decode(..., norm='rms')` using that many parameters. The checker keeps
+# only a salted digest of the answer: it says whether yours is right, with a hint for a few
+# common slips, and never whether the right count is larger or smaller.
 
 # %%
 rms_answer = None   # a number or a params dict

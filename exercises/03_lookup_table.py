@@ -8,7 +8,7 @@
 #       format_name: percent
 #       format_version: '1.3'
 #   kernelspec:
-#     display_name: Python 3
+#     display_name: Python 3 (ipykernel)
 #     language: python
 #     name: python3
 # ---
@@ -19,10 +19,15 @@
 # [![Open in Colab](https://colab.research.google.com/assets/colab-badge.svg)](https://colab.research.google.com/github/taotp/taotp-book/blob/main/exercises/03_lookup_table.ipynb)
 #
 # Checked puzzles end with `check("3.N", your_answer)`, which prints one line: `PASS` and what
-# exactly was verified, or `NOT YET` with the first input that went wrong. Unfinished answers
-# are fine; the checkers never crash. Puzzle 3.1 asks for a trained model (a harness and a
-# check of the result); the others without a checker are questions to think about, with
-# worked answers in `solutions/03_lookup_table.ipynb`.
+# exactly was verified, or `NOT YET` with the first input that went wrong and what your
+# program gave there (if your code raised, the line that raised; `check(..., verbose=True)`
+# adds the whole traceback). Unfinished answers are fine; the checkers never crash. Your
+# builder runs in a separate, fresh process, on tables drawn afresh on every check: a
+# NOT YET names the table as `lookup_case(n_entries, key_len, vocab_size, seed=...)`, and
+# `taotp.exercises.ch03.lookup_case` with those arguments rebuilds it, so you can debug on it.
+# Puzzle 3.1 asks for a trained model (a harness and a check of the result); the others
+# without a checker are questions to think about, with worked answers in
+# `solutions/03_lookup_table.ipynb`.
 
 # %%
 # On Colab, install the book's package first; anywhere else this does nothing.
@@ -43,9 +48,12 @@ from taotp.exercises import check, progress
 # 10 tokens (block size 15). What data do you train on, and how do you convince yourself that
 # no prefix, however unlucky, makes it fail?
 #
-# The check asks for every key behind prefixes of every length 0-10 that it draws itself (1,100
-# queries of random tokens and 1,100 cut from other keys) and wants 99 % right in both; it also
+# The check asks for every key behind prefixes of every length 0-10 (1,100 queries of random
+# tokens and 1,100 cut from other keys), once on prefixes that are the same for everyone and
+# once on prefixes drawn afresh on every check, and wants 99 % right in all four; it also
 # runs a short search for bad prefixes and reports what it found (not part of the verdict).
+# It judges the result, not how you got it: a program built by hand, or the weights the book
+# ships, pass too; the point of the puzzle is to train one.
 # `training.lookup_batch` is a data generator (keys planted in streams of random tokens and
 # other keys, the value as target where a key ends); `training.train_lookup` trains on it with
 # PyTorch, an optional extra (`pip install "taotp[train]"`; Colab has it).
@@ -68,13 +76,22 @@ check('3.1', trained)
 #
 # Rebuild the untied lookup of Section 3.5 so that the last position keeps a *separate* copy
 # of each key token (one slot per relative position) instead of a hash summed into shared
-# dimensions. Write `build(ks, vs, vocab_size, block_size, prefix_len)` returning params;
-# `prefix_len` is the key length (the book's name) and `out_emb` need not equal `tok_emb`.
-# The checker builds five seeded tables (keys of 1 to 6 tokens) and requires at least 99 % of
-# the keys to come out right behind prefixes of every length the block allows. It also
-# checks that the key positions really sit in separate dimensions: changing the token at
-# one key position must move the last position's stream in directions orthogonal to those
-# of any other key position (a hash, however wide, mixes them).
+# dimensions. Write `build(ks, vs, vocab_size, block_size, prefix_len)` returning a one-layer
+# params dict; `prefix_len` is the key length (the book's name), `block_size` is the key
+# length plus 6, and `out_emb` need not equal `tok_emb`. The checker starts with the table
+# printed below, then draws five tables afresh on every check (keys of 1, 2, 3, 5 and 6
+# tokens; 20 to 100 entries; vocabularies of 40 to 200). On each it requires at least 99 % of
+# the queries to come out right: every key behind a random prefix of each length 0 to 6, and
+# behind a prefix cut from other keys. It also checks that the key positions really sit in
+# separate dimensions: putting 40 tokens drawn from the whole vocabulary at one key position
+# of a random query must move the last position's stream in directions orthogonal to those
+# of any other key position (largest cosine 0.1; a hash, however wide, mixes them).
+
+# %%
+from taotp.exercises.ch03 import lookup_case
+ks, vs = lookup_case(20, 2, 200, seed=32)   # the first table of every check of 3.2
+print(f'{len(ks)} keys of {ks.shape[1]} tokens, e.g. {ks[:3].tolist()} -> {vs[:3].tolist()}')
+
 
 # %%
 def build(ks, vs, vocab_size, block_size, prefix_len):
@@ -111,9 +128,12 @@ check('3.2', build)
 # `taotp.build_untied_transformer` (table, vocabulary size, block size, key length, token
 # dims, rng). Keep the book's token embeddings and hash layer (the same draws from `rng`,
 # e.g. by calling `taotp.build_untied_transformer(..., rng=rng)` first) and change only how
-# `out_emb` is made: the checker compares your program with the book's for the same seed.
-# It runs both on a 1,000-entry table over 1,000 tokens at `tok_dims` 30 (d_model 33, mean
-# of three seeds) and passes when yours is at least 2 points better.
+# `out_emb` is made: the checker compares your program with the book's for the same seed
+# (one layer, five heads, d_model 33, no MLP). It runs both on 1,000-entry tables over 1,000
+# tokens at `tok_dims` 30, with keys behind random 5-token prefixes drawn afresh, and yours
+# must decode at least 2 points more of the keys: first on `lookup_case(1000, 5, 1000,
+# seed=36)` with `rng=np.random.default_rng(0)`, then on a table drawn afresh on every check
+# (the mean over three rng seeds drawn afresh).
 
 # %%
 def build_better(ks, vs, vocab, block, key_len, tok_dims, rng=None):
@@ -127,10 +147,12 @@ check('3.6', build_better)
 #
 # The original transformer normalises *after* each residual addition (PostLN):
 # $x \leftarrow \mathrm{LN}(x + \mathrm{attn}(x))$, then $x \leftarrow \mathrm{LN}(x +
-# \mathrm{MLP}(x))$. Write `build(ks, vs, vocab_size, block_size)` whose program solves
-# Lookup Table on that architecture; the checker runs it with
-# `taotp.transformer(tokens, **params, post_ln=True)` on four seeded tables and wants every
-# key right, behind random prefixes of every length and behind prefixes made of other keys.
+# \mathrm{MLP}(x))$. Write `build(ks, vs, vocab_size, block_size)` returning a params dict
+# whose program solves Lookup Table on that architecture; the checker runs it with
+# `taotp.transformer(tokens, **params, post_ln=True)` on `lookup_case(30, 3, 12, seed=37)`,
+# then on four tables drawn afresh on every check (keys of 1 to 5 tokens, vocabularies 24 to
+# 100; `block_size` is the key length plus 6), and wants every key right, behind random
+# prefixes of every length 0 to 6 and behind prefixes made of other keys.
 
 # %%
 def build_postln(ks, vs, vocab_size, block_size):
@@ -164,7 +186,8 @@ check('3.7', build_postln)
 # Answer with a dict `{'ks': keys, 'vs': values, 'smallest': number_of_entries}` (a plain
 # `int`). The checker proves your table impossible with a small linear program (it needs
 # `scipy`); `taotp.exercises.ch03.additive_separable(ks, vs, vocab_size)` runs the same test
-# on any candidate.
+# on any candidate. It keeps only a salted digest of the least size: it says whether yours is
+# right, never whether the right one is larger or smaller.
 
 # %%
 answer = None   # e.g. {'ks': [[...], ...], 'vs': [...], 'smallest': ...}

@@ -8,7 +8,7 @@
 #       format_name: percent
 #       format_version: '1.3'
 #   kernelspec:
-#     display_name: Python 3
+#     display_name: Python 3 (ipykernel)
 #     language: python
 #     name: python3
 # ---
@@ -19,14 +19,23 @@
 # [![Open in Colab](https://colab.research.google.com/assets/colab-badge.svg)](https://colab.research.google.com/github/taotp/taotp-book/blob/main/exercises/04_search.ipynb)
 #
 # Fill in each starter cell and run the `check` line below it. Program answers are builders
-# `build(vocab_size, block_size, prefix_len) -> params`; the checkers call them at a few sizes
-# and compare the last prediction with `taotp.search.search_reference` on inputs whose query
-# occurs exactly once earlier and not among the first `prefix_len` tokens: random ones of the
-# full length and shorter (`taotp.exercises.ch04.search_cases` makes them; use it to test),
-# drawn with a seed taken from your program, and hand-placed ones
-# (`taotp.exercises.ch04.boundary_cases`): the match as early and as late as it can be, a
-# query of one repeated token, the first and last tokens of the vocabulary, near misses.
-# Every budget is measured on the arrays your builder returns.
+# `build(vocab_size, block_size, prefix_len)` that return a params dict; the checkers call
+# them at a few sizes and compare the prediction at the last position with
+# `taotp.search.search_reference`. Every input they try is *defined*: its query (the last
+# `prefix_len` tokens) occurs exactly once earlier, and not among the first `prefix_len`
+# tokens.
+#
+# The inputs are drawn anew on every check, from a fresh seed: random ones of the full
+# length and shorter, hand-placed ones (the match as early and as late as it can be, a query
+# of one repeated token, the first and last tokens of the vocabulary, near misses, one per
+# place of the query), every token of the vocabulary in every place of the query and right
+# after its earlier copy, and the match at every position. A `NOT YET` line names the seed and
+# the input's index, so `ch04.search_inputs(seed, sizes, n)` gives you the very same list
+# (label, tokens) to debug with; it says what your program predicted, never the expected
+# token. `ch04.search_cases(seed, n, vocab_size, length, prefix_len)` draws random inputs
+# with their answers for your own tests. Every budget is measured on the arrays your builder
+# returns. An answer that raises is reported with its line; `check(..., verbose=True)` adds
+# the whole traceback.
 
 # %% tags=["hide-input"]
 # On Colab, install the book's package first; anywhere else this does nothing.
@@ -51,10 +60,11 @@ from taotp.exercises import check, ch04, progress
 # ## Puzzle 4.2 · PostLN (budget: none)
 #
 # Build Search for a PostLN transformer: each sub-layer's output is added to the stream and
-# the sum is normalised, `x = LN(x + attn(x))`, `x = LN(x + mlp(x))`. The checker runs your
-# program with `taotp.transformer(tokens, **params, post_ln=True)` at (vocab_size,
-# block_size, prefix_len) = (10, 40, 2), (10, 40, 3), (30, 60, 3) and (16, 64, 4) and needs
-# every answer right.
+# the sum is normalised, `x = LN(x + attn(x))`, `x = LN(x + mlp(x))`. Your builder returns a
+# params dict; the checker runs it with `taotp.transformer(tokens, **params, post_ln=True)`
+# at (vocab_size, block_size, prefix_len) = (10, 40, 2), (10, 40, 3), (30, 60, 3) and
+# (16, 64, 4), on 60 random full-length inputs per size and all the kinds listed above, and
+# needs every answer right. The package's builders may be used.
 
 # %%
 def build_postln_search(vocab_size, block_size, prefix_len):
@@ -69,14 +79,24 @@ check('4.2', build_postln_search)
 # ## Puzzle 4.3 · Any lookup table, by searching
 #
 # Chapter 3's lookup construction fails on some tables. Write
-# `make_prompt(keys, values, key, vocab_size)` returning `(prompt, prefix_len)` such that the
-# book's Search program, `build_search_transformer(vocab_size + 1, len(prompt), prefix_len)`,
-# answers `values[keys.index(key)]` at the end of the prompt. You may use one extra token id,
+# `make_prompt(keys, values, key, vocab_size)` returning a pair `(prompt, prefix_len)` (a
+# list of at most 2,000 token ids and an int) such that the book's Search program,
+# `build_search_transformer(vocab_size + 1, len(prompt), prefix_len)`, answers
+# `values[keys.index(key)]` at the end of the prompt. You may use one extra token id,
 # `vocab_size`. The part of the prompt that changes from key to key may depend on the key
-# only: the checker also runs every table with its values shifted, redrawn and all equal,
-# and that part of the prompt (and `prefix_len`) must not change. It tries nine tables,
-# among them XOR, all 16 binary keys of length 4, keys of repeated tokens and keys of
-# length 5. Then explain why no table is adversarial for this approach.
+# only: the checker also runs every table with its values shifted by one, redrawn and all
+# equal, and that part of the prompt (and `prefix_len`) must not change. It tries every key
+# of the seven tables printed below (a failure there shows the expected value) and of two
+# tables drawn afresh on every check, `ch04.random_tables(seed)` (20 keys of length 2 over 50
+# symbols, and 6 keys of length 5 over 4 symbols). Then explain why no table is adversarial
+# for this approach.
+
+# %%
+import textwrap
+for name, keys, values, vocab in ch04.lookup_tables():
+    entries = ' '.join(f'({",".join(map(str, k))})->{v}' for k, v in zip(keys, values))
+    print(f'{name} (vocab_size {vocab}):')
+    print(textwrap.fill(entries, 86, initial_indent='    ', subsequent_indent='    '))
 
 # %%
 def make_prompt(keys, values, key, vocab_size):
@@ -92,8 +112,10 @@ check('4.3', make_prompt)
 #
 # The book stores each of the $L+1$ tokens in 3 dimensions because a single 3-D block is the
 # smallest layer-norm-fixed circle. A row of several tokens does not need that much. Build
-# Search with `d_model < 3 * (prefix_len + 1)`; the checker tries (10, 100, 3),
-# (1000, 100, 10) and (16, 64, 2) and needs every answer right.
+# Search with `d_model < 3 * (prefix_len + 1)` (measured on the arrays your builder
+# returns); the checker tries (10, 100, 3), (1000, 100, 10) and (16, 64, 2), with 40 random
+# full-length inputs per size and all the kinds listed at the top, and needs every answer
+# right.
 
 # %%
 def build_thin_search(vocab_size, block_size, prefix_len):
@@ -108,10 +130,12 @@ check('4.4', build_thin_search)
 # ## Puzzle 4.5 · Hashed keys (budget: >= 99 % right, fewer parameters than the book)
 #
 # Compare hashes of the key tokens (as the lookup table of Chapter 3 does) instead of the
-# concatenated tokens. The checker needs at least 99 % right at (10, 100, 3),
-# (1000, 100, 10) and (16, 64, 2) with fewer parameters than the book's 4,800, 123,486 and
-# 2,034 (no near misses here: hashing may confuse them). It cannot see whether you hash;
-# that part is on your honour.
+# concatenated tokens. At each of (10, 100, 3), (1000, 100, 10) and (16, 64, 2) the checker
+# needs at least 99 % right, both of 200 random full-length inputs with 100 shorter ones and
+# of the hand-placed ones (the match at every position among them), with fewer parameters
+# than the book's 4,800, 123,486 and 2,034. There are no near misses here, which hashing may
+# confuse, and no sweep of every token. It judges the result, not how you got it: it cannot
+# see whether you hash, so that part is on your honour.
 
 # %%
 def build_hashed_search(vocab_size, block_size, prefix_len):

@@ -8,7 +8,7 @@
 #       format_name: percent
 #       format_version: '1.3'
 #   kernelspec:
-#     display_name: Python 3
+#     display_name: Python 3 (ipykernel)
 #     language: python
 #     name: python3
 # ---
@@ -19,17 +19,25 @@
 # [![Open in Colab](https://colab.research.google.com/assets/colab-badge.svg)](https://colab.research.google.com/github/taotp/taotp-book/blob/main/exercises/05_sort.ipynb)
 #
 # Each checked puzzle ends with `check("5.N", your_program)`, where the program is a params
-# dict like the ones `taotp.build_sort_transformer` returns. The checker copies your arrays,
-# measures every budget on them, runs them with the package's own forward pass and greedy
-# decoding, and prints one line: `PASS` with what exactly was checked, or `NOT YET` with the
-# first input that broke, what was expected and what your program produced. Besides
-# hand-made boundary inputs, each checker tries random ones drawn with a seed taken from your
-# program. Unfinished answers are fine: the checkers report, they never
-# crash. Reflection puzzles have no checker; their discussion is in
-# `solutions/05_sort.ipynb`. Run `progress(5)` at the end for a summary.
+# dict like the ones `taotp.build_sort_transformer` returns. The checker measures every
+# budget on your arrays, runs them with the package's own forward pass and greedy decoding,
+# and prints one line: `PASS` with what exactly was checked, or `NOT YET` with the first input
+# that broke, the step at which the output went wrong (step k prints the k-th number of the
+# answer) and the token your program printed there.
+#
+# Each checker tries two kinds of input. The *visible* ones are printed below each puzzle
+# (`ch05.visible_cases('5.N')`); a `NOT YET` on one of them also says which token was
+# expected. The *hidden* ones are drawn anew on every check: random inputs, and sweeps that
+# reach every number (and every pair of neighbouring numbers) of the range; a `NOT YET` on
+# one of them names the input and what your program printed, with a hint, but not the
+# expected token. Unfinished answers are fine: the checkers report, they never crash.
+# Reflection puzzles have no checker; their discussion is in `solutions/05_sort.ipynb`. Run
+# `progress(5)` at the end for a summary.
 #
 # Sort inputs follow the chapter: numbers, one token each, then the terminator 0; the
 # program is decoded for one step per number and must print the numbers in ascending order.
+# The Sorts that Chapter 12 adds to the package (`taotp.sort`'s compact and bits designs)
+# are recognised and refused: these puzzles ask for constructions of your own.
 
 # %%
 # On Colab, install the book's package first; anywhere else this does nothing.
@@ -37,9 +45,10 @@ import os, subprocess, sys
 if 'google.colab' in sys.modules:
     subprocess.run([sys.executable, '-m', 'pip', 'install', '-q', os.environ.get(
         'TAOTP_INSTALL', 'taotp @ git+https://github.com/taotp/taotp-book')], check=True)
+import textwrap
 import numpy as np
 import taotp
-from taotp.exercises import check, progress
+from taotp.exercises import check, ch05, progress
 
 
 # %% [markdown]
@@ -47,12 +56,17 @@ from taotp.exercises import check, progress
 #
 # The chapter's Sort is exact for vocabularies up to 28 in float64 and fails at 29. Change
 # the construction a little (same shape: one layer, at most six residual dimensions) so that
-# it sorts any set of distinct numbers from 1 to 32. Use a block size of at least 64. The
-# checker sorts the full set in five orders, every ordered pair, each number alone, the
-# crowded end, powers of two and 1,500 random subsets.
+# it sorts any set of distinct numbers from 1 to 32. The answer is a params dict with a
+# vocabulary of at least 33 and a block size of at least 64. The checker sorts the visible
+# inputs below, the full set shuffled, the 16 largest numbers, every ordered pair and 1,500
+# random subsets of every size.
 #
 # *Hint:* where exactly must each query point $q_i$ lie, and do the gaps really have to
 # halve?
+
+# %%
+for label, numbers in ch05.visible_cases('5.1'):
+    print(textwrap.fill(f'{label}: {numbers + [0]}', 86, subsequent_indent='    '))
 
 # %%
 def build_sort_33():
@@ -65,11 +79,14 @@ check('5.1', build_sort_33())
 # ## Puzzle 5.2 · Min for a million values (budget: d_model ≤ 8)
 #
 # The Min program of the chapter starts to err at a few thousand values when the query
-# and the two smallest values sit at the ends of the arc. Build a Min program for a
-# vocabulary of at least 1,000,000 tokens (block size at least 32) that is always right. The
-# checker reads the last position of inputs of lengths 1 to 32: all equal, the minimum first
-# or last, neighbouring tokens at both ends and in the middle, powers of two, and random
-# rows half of whose values come from the 20 smallest and 20 largest tokens.
+# and the two smallest values sit at the ends of the arc. Build a Min program (a params dict)
+# for a vocabulary of at least 1,000,000 tokens (block size at least 32) that is always
+# right: its prediction at the last position is the smallest token of the input. All inputs
+# are drawn anew on every check, 310 of them, of lengths 1, 2, 3, 5, 8, 16, 31 and 32: all
+# equal, the minimum first or last, neighbouring tokens at both ends and in the middle, powers
+# of two, the minimum next to its successor in each sixteenth of the vocabulary, and random
+# rows half of whose values come from the 20 smallest and 20 largest tokens. A `NOT YET`
+# prints the start of the input; all of it is in the result's `.counterexample`.
 
 # %%
 def build_min_million():
@@ -92,11 +109,16 @@ check('5.2', build_min_million())
 # statement; we reconstructed it from the chapter's prose, which promises "the full
 # construction" for large vocabularies as an exercise.*
 #
-# Build a program on the standard transformer that sorts up to 30 distinct numbers from
-# 1..999 (vocabulary at least 1,000, block size at least 64), any number of layers and heads.
-# The checker tries both ends, runs of neighbours, powers of two, single numbers and random
-# inputs of every length up to 30. Powerpoints cannot reach that far; think about what a
-# query has to compare.
+# Build a program (a params dict) on the standard transformer that sorts up to 30 distinct
+# numbers from 1..999 (vocabulary at least 1,000, block size at least 64), any number of
+# layers and heads. Besides the visible inputs below, every check draws runs of 30
+# neighbouring numbers (shuffled) that together hold every number and every pair of
+# neighbours of 1..999, and 25 random inputs of every length up to 30. Powerpoints cannot
+# reach that far; think about what a query has to compare.
+
+# %%
+for label, numbers in ch05.visible_cases('5.4'):
+    print(textwrap.fill(f'{label}: {numbers + [0]}', 86, subsequent_indent='    '))
 
 # %%
 def build_general_sort():
@@ -114,9 +136,14 @@ check('5.4', build_general_sort())
 # ## Puzzle 5.6 · Repeated elements (budget: none)
 #
 # Sort lists in which numbers may repeat: `[5, 2, 5, 2, 0]` must give `[2, 2, 5, 5]`.
-# Vocabulary at least 16 (numbers 1..15 and the terminator), block size at least 24, inputs
-# of up to 12 numbers. The checker uses many repeats (twelve copies of one number, eleven
-# copies and one other) as well as twelve distinct numbers and random multisets.
+# The answer is a params dict with a vocabulary of at least 16 (numbers 1..15 and the
+# terminator) and a block size of at least 24, for inputs of up to 12 numbers. Besides the
+# visible inputs below, every check draws every number 1..15 with every count of copies from
+# 1 to 12 (among other numbers) and 600 random multisets.
+
+# %%
+for label, numbers in ch05.visible_cases('5.6'):
+    print(f'{label}: {numbers + [0]}')
 
 # %%
 def build_sort_with_repeats():
@@ -140,10 +167,15 @@ print('sorted      ->', encode_numbers([7, 42, 100]))
 
 
 # %% [markdown]
-# Build a program (vocabulary at least 12, block size at least 64) that sorts up to 8
-# distinct numbers below 1,000. The checker includes lists with shared prefixes such as
-# 7, 70, 700, 71, 17, numbers that are prefixes of others, eight three-digit numbers and 300
-# random lists. The chapter hints at Chapter 6 for reading numbers digit by digit.
+# Build a program (a params dict, vocabulary at least 12, block size at least 64) that sorts
+# up to 8 distinct numbers below 1,000. Besides the visible lists below, every check draws
+# runs of 8 neighbouring numbers (shuffled) that together hold every number and every pair of
+# neighbours of 0..999, and 40 random lists of mixed widths. A step is one output token. The
+# chapter hints at Chapter 6 for reading numbers digit by digit.
+
+# %%
+for label, numbers in ch05.visible_cases('5.7'):
+    print(f'{label}: {", ".join(map(str, numbers))}')
 
 # %%
 def build_multi_digit_sort():
@@ -159,10 +191,13 @@ check('5.7', build_multi_digit_sort())
 # increasing order (vocabulary 28, block size at least 54). How much data, how big a model?
 # Can you guarantee it is right on every input?
 #
-# The check decodes 540 prompts it draws itself (20 of every length 1..27) and wants 95 %
-# sorted exactly; it reports the size of your model. `training.sort_batch` makes training rows
-# (prompt plus answer, targets on the answer only); `training.train_sorter` trains on them with
-# PyTorch, an optional extra (`pip install "taotp[train]"`; Colab has it).
+# The check decodes 540 held-out prompts that are the same for everyone (20 of every
+# length 1..27) and 540 drawn afresh on every check, and wants at least 95 % of each sorted
+# exactly; it reports the size of your model. It judges the result, not how you got it: a
+# program built by hand, or the weights the book ships, pass too. `training.sort_batch` makes
+# training rows (prompt plus answer, targets on the answer only); `training.train_sorter`
+# trains on them with PyTorch, an optional extra (`pip install "taotp[train]"`; Colab has
+# it).
 
 # %%
 from taotp.exercises import training

@@ -8,7 +8,7 @@
 #       format_name: percent
 #       format_version: '1.3'
 #   kernelspec:
-#     display_name: Python 3
+#     display_name: Python 3 (ipykernel)
 #     language: python
 #     name: python3
 # ---
@@ -19,17 +19,23 @@
 # [![Open in Colab](https://colab.research.google.com/assets/colab-badge.svg)](https://colab.research.google.com/github/taotp/taotp-book/blob/main/exercises/06_addition.ipynb)
 #
 # Each checked puzzle ends with `check("6.N", your_answer)`. It prints one line: `PASS` with what
-# exactly was checked, or `NOT YET` with the first input that broke, what was expected and what your
-# answer gave. Unfinished answers are fine: the checkers report, they never crash. Reflection puzzles
-# have no checker; their discussion is in `solutions/06_addition.ipynb`. Programs are copied into
-# plain arrays and every budget is measured on them; where a task is small every input is tried,
-# otherwise random inputs are drawn with a seed taken from your answer, next to hand-made ones
-# (carries everywhere, zeros, the largest numbers).
+# exactly was checked, or `NOT YET` with the first input that broke and what your answer gave.
+# Unfinished answers are fine: the checkers report, they never crash. If your code raises, the line
+# names the line of your code; `check(..., verbose=True)` adds the whole traceback. Reflection
+# puzzles have no checker; their discussion is in `solutions/06_addition.ipynb`.
+#
+# Your answer runs in a separate process, and a program is read there once into plain arrays; every
+# budget is measured on those. Where a task is small every input is tried (these are the *visible*
+# cases: a NOT YET shows what was due and how many of them failed). Elsewhere the checker adds
+# *hidden* cases, drawn afresh on every check, beside hand-made ones (carries everywhere, zeros, the
+# largest numbers): a NOT YET about one names the input and your output, not the answer due.
 #
 # Token format for every program puzzle: digits 0-9, '+' = 10, '=' = 11; operands zero padded, most
 # significant digit first (6.19 drops the padding). Useful helpers: `taotp.build_MLP`, the three
 # builders of the chapter, and in `taotp.addition`: `spike`, `digit_embedding`, `addition_prompts`,
 # `mlp_inputs` (what an MLP reads) and `fit_lookup_mlp` (replace an MLP by a lookup of those keys).
+# Where a helper *is* the puzzle's answer (the spike and `build_MLP` in 6.2 and 6.3, the Fig. 6.2
+# builder in 6.5), it is switched off while that puzzle's answer runs, and calling it is reported.
 
 # %%
 # On Colab, install the book's package first; anywhere else this does nothing.
@@ -52,10 +58,17 @@ from taotp.exercises import check, progress
 #
 # Write `spike(x0, a0)` returning `(M1, b1, M2, b2)` with shapes (1, 3), (3,), (3, 1), (1,) such that
 # $f(x) = \mathrm{relu}(x M_1 + b_1) M_2 + b_2$ equals `a0` at `x0` and 0 whenever $|x - x_0| \ge 1$.
-# The checker tries 49 pairs, with $|x_0|$ and $|a_0|$ from $10^{-3}$ to $10^4$ and both signs
-# (and wants your own units: the package's `taotp.addition.spike` is the book's answer).
+# The checker tries the 9 pairs `(x0, a0)` below and 40 more drawn afresh on every check, with
+# $|x_0|$ and $|a_0|$ from $10^{-3}$ to $10^4$ and both signs; a NOT YET about one of those prints a
+# seed, and `taotp.exercises.ch06.spike_cases(seed)` lists them. It wants your own units: the
+# package's `taotp.addition.spike`, `taotp.build_MLP` and `taotp.lookup.universal.interpolating_mlp`
+# are switched off while your function runs.
 
 # %%
+from taotp.exercises import ch06
+print('the visible (x0, a0):', *ch06.SPIKES_SHOWN[:5])
+print('                     ', *ch06.SPIKES_SHOWN[5:])
+
 def spike(x0, a0):
     return None  # your weights here
 
@@ -67,10 +80,18 @@ check('6.2', spike)
 #
 # Write `build_MLP(xs, ys)`: for distinct reals `xs` (n of them) and outputs `ys` of shape (n, d),
 # return `(m1, b1, M2, b2)` with shapes (k,), (k,), (k, d), (d,), $k \le 3n$, such that
-# $\mathrm{relu}(x\, m_1 + b_1) M_2 + b_2$ equals `ys[i]` at `xs[i]`. (The chapter uses the
-# package's `taotp.build_MLP`; the checker refuses it here.)
+# $\mathrm{relu}(x\, m_1 + b_1) M_2 + b_2$ equals `ys[i]` at `xs[i]` (to a millionth of the largest
+# output). The checker tries the set printed below, then 13 sets drawn afresh on every check:
+# random ones of 1 to 200 points whose two closest points are $10^{-6}$ apart but far apart in the
+# list, evenly spaced, decreasing and large inputs, constant and zero outputs; a NOT YET names the
+# set and prints the seed that rebuilds them all (`taotp.exercises.ch06.mlp_sets(seed)`). The
+# chapter uses the package's `taotp.build_MLP`; here it is switched off, with
+# `taotp.addition.spike` and `interpolating_mlp`.
 
 # %%
+xs_shown, ys_shown, _ = ch06.MLP_SHOWN
+print('the visible set: xs =', xs_shown.tolist(), ' ys =', ys_shown.tolist())
+
 def build_MLP(xs, ys):
     return None
 
@@ -92,8 +113,11 @@ check('6.4', weak_spike)
 # ## Puzzle 6.5 · The single-digit adder in base b
 #
 # How many parameters (total, as `count_params` counts them) does the construction of Fig. 6.2
-# need in base $b$? Answer with a function of `b` (a formula: building the program inside it
-# is refused; build it outside to test your formula); the checker tries every $b$ from 2 to 100.
+# need in base $b$? Answer with a function of `b` returning that number (a formula: the builder
+# is switched off while it runs; build the program outside it to test your formula). The checker
+# compares with the built construction for every $b$ from 2 to 100, and at 3 larger bases drawn
+# afresh on every check, where the construction's shapes keep growing as they do up to 100 (its
+# digit embedding stops at 100; a formula holds for every base).
 
 # %%
 def count_for_base(b):
@@ -149,8 +173,8 @@ check('6.8', params_6_8)
 # change the position embeddings (hint: what if two positions share one?). One layer, at most 3 heads.
 # Besides all 10,000 answers the checker looks at the attention at '=': for each digit place one head
 # must put at least 45 % of its weight on each of the two digits of that place, and prompts with
-# different sums $a + b$ must reach the MLP with different inputs (every place is read, not only the
-# units that the answer needs).
+# different sums $a + b$ must reach the MLP's hidden units (what its `M1` reads) differently: every
+# place is read, not only the units that the answer needs.
 
 # %%
 params_6_10 = None
@@ -177,8 +201,8 @@ check('6.11', params_6_11)
 #
 # Make the 2-digit mod-10 adder of Fig. 6.3 work with exactly 4 heads (no cleanup head). How many
 # parameters do you need compared with 9,508? The checker wants each of the four digits read by a head
-# (at least 45 % of its attention at '='), different sums reaching the MLP with different inputs, and
-# no head attending mostly to '=' itself.
+# (at least 45 % of its attention at '='), different sums reaching the MLP's hidden units differently,
+# and no head attending mostly to '=' itself.
 
 # %%
 params_6_13 = None
@@ -201,8 +225,11 @@ check('6.14', params_6_14)
 #
 # The 3-digit mod-10 adder's MLP keys are only 1.37e-9 apart. Build a 3-digit mod-10 adder whose MLP
 # reads one residual coordinate and whose keys for the 1,999 sums are at least 100 times farther
-# apart. The checker runs one pair per sum, carry chains and 3,000 random pairs, and measures the
-# separation between the keys of different sums over all of them. What is the separation for 5
+# apart. The checker runs one pair per sum and carry chains (visible), and 3,000 random pairs drawn
+# afresh on every check (hidden), and measures the separation between the keys of different sums
+# over all of them. Keys are read before `ln2`'s gamma and beta (a gain there stretches keys and
+# rounding errors alike) and at the book's width: times $\sqrt{7 / d_\text{model}}$, since layer
+# norm alone stretches a coordinate when zero dimensions are appended. What is the separation for 5
 # digits? What did it cost in parameters?
 
 # %%
@@ -214,9 +241,13 @@ check('6.15', params_6_15)
 # ## Puzzle 6.16 · An ignored prefix
 #
 # Decimal addition of 2-digit numbers where the prompt may start with up to 6 arbitrary digits that
-# must be ignored: attend to relative instead of absolute positions. The block size must be at least 14.
-# The checker runs all 10,000 pairs, each after a random prefix, and pairs with carries after prefixes
-# of nines, of zeros and of copies of their own digits.
+# must be ignored: attend to relative instead of absolute positions. The program prints the 3 digits
+# of $a + b$. Budget: none (any number of layers, heads and dimensions; the reference uses two
+# layers); the block size must be at least 14, so that 6 digits, the prompt and the answer fit. The
+# checker first runs 19 pairs with carries everywhere after prefixes of every length 1-6 made of nines,
+# of zeros and of copies of their own digits (visible: a NOT YET says which prefix, the pair, and
+# the digits due), then all 10,000 pairs, each after a random prefix of 0-6 digits drawn afresh
+# (hidden: a NOT YET names the prefix length, the pair and your output).
 
 # %%
 params_6_16 = None
@@ -229,8 +260,9 @@ check('6.16', params_6_16)
 #
 # Add multiplicative constants to the value and the position terms of Fig. 6.4 so that the MLP keys
 # of all (sum, answer position) pairs are farther apart than in the book (6.0e-3 for 1 digit, 9.9e-4
-# for 2). Answer with a function `build(n_digits)` returning the program. The checker builds both
-# sizes, runs every pair, and measures the keys of every pair and answer position.
+# for 2) by at least 1 %. Answer with a function `build(n_digits)` returning a one-layer program. The
+# checker builds both sizes, runs every pair, and measures the keys of every pair and answer position,
+# as in 6.15 before `ln2`'s gain and at the book's width.
 
 # %%
 def build_6_17(n_digits):
@@ -260,8 +292,9 @@ check('6.19', params_6_19)
 # ## Puzzle 6.20 · Decimal multiplication
 #
 # Prompts `[a digits, 10, b digits, 11]` (n digits each, zero padded; token 10 now means "times"),
-# answer: the $2n$ digits of $a \cdot b$, zero padded. Answer with `build(n_digits)`; the checker tries
-# every 1-digit pair and 266 2-digit pairs: zeros, ones, 99 · 99, powers of two and 250 random ones.
+# answer: the $2n$ digits of $a \cdot b$, zero padded. Answer with `build(n_digits)` returning the
+# program; the checker tries every 1-digit pair and 16 hand-made 2-digit pairs (zeros, ones, 99 · 99,
+# powers of two; visible), then 250 random 2-digit pairs drawn afresh on every check (hidden).
 
 # %%
 def build_6_20(n_digits):

@@ -8,7 +8,7 @@
 #       format_name: percent
 #       format_version: '1.3'
 #   kernelspec:
-#     display_name: Python 3
+#     display_name: Python 3 (ipykernel)
 #     language: python
 #     name: python3
 # ---
@@ -24,6 +24,12 @@
 # [solutions notebook](https://github.com/taotp/taotp-book/blob/main/solutions/07_encodings.ipynb)
 # discusses them. Conventions as in the chapter: encodings are arrays of shape (positions, dims),
 # vectors are rows, so a shift matrix `T` acts as `x @ T`.
+#
+# Your answer runs in a separate process, on test cases that are partly drawn afresh on every
+# check. A `NOT YET` about a drawn case names the input, what your code gave and a call that
+# rebuilds the case, such as `ch07.padding_cases(1234)[5]` (import `taotp.exercises.ch07`);
+# it never prints the expected answer. If your code raises, the message shows the line;
+# `check(..., verbose=True)` adds the whole traceback.
 
 # %% tags=["hide-input"]
 # On Colab, install the book's package first; anywhere else this does nothing.
@@ -58,12 +64,13 @@ from taotp.exercises import check, progress
 # %% [markdown]
 # ## Puzzle 7.3 · The shift matrix of the sinusoidal encoding (budget: one (d, d) matrix)
 #
-# Write `shift_matrix(delta, d)` returning a real (d, d) matrix `T` such that
-# `taotp.og_embedding(q, d)[j] @ T` equals row `j + delta` for every `j` with
+# Write `shift_matrix(delta, d)` returning a real (d, d) NumPy array `T` such that
+# `taotp.og_embedding(q, d)[j] @ T` equals row `j + delta` (to 1e-9) for every `j` with
 # `0 <= j + delta < q`, for any table length `q`. It must work for negative `delta` and for
-# every even `d` (the checker tries d = 2 and sizes that are not powers of two, tables of up to
-# 1000 positions and shifts of several hundred). Build it yourself from the formula of the
-# encoding.
+# every even `d`. The checker tries 40 fixed pairs (delta, d), with d = 2 and sizes that are not
+# powers of two, tables of up to 1000 positions and shifts of several hundred, then 10 pairs
+# drawn afresh on every check (d up to 160). Build `T` yourself from the formula of the
+# encoding: `taotp.encodings.shift_by_delta` is switched off while your function is checked.
 
 # %%
 def shift_matrix(delta, d):
@@ -107,10 +114,12 @@ check('7.3', shift_matrix)
 # The keys are the rotation encodings `E = taotp.rotation_encoding(q, thetas)` of positions
 # `0..q-1` (real part first), and query `i` scores key `j <= i` with `E[i] @ W @ E[j]` (no other
 # factor), then takes the softmax over `j <= i`. Write `window_matrix(k, q, thetas)` returning
-# `W` so that every query `i >= k - 1` puts weight within `1e-3` of `1/k` on each of the keys
-# `i-k+1, ..., i`, and less than `1e-3` on every earlier key. The checker tries `k` from 1 up to
-# `q`, with random, sorted, evenly spaced and sinusoidal angles, always at least as many angles
-# as positions (`len(thetas) >= q`). Adding up the matrices
+# `W`, a (2n, 2n) NumPy array for n = `len(thetas)`, so that every query `i >= k - 1` puts
+# weight within `1e-3` of `1/k` on each of the keys `i-k+1, ..., i`, and less than `1e-3` on
+# every earlier key. The checker tries 14 cases, `k` from 1 up to `q` (`q` up to 40), with
+# random, sorted, evenly spaced and sinusoidal angles, always at least as many angles as
+# positions (`len(thetas) >= q`); the random angles and sizes are drawn afresh on every check.
+# Adding up the matrices
 # `taotp.encodings.shift_by_delta(-s, thetas)` for `s < k` does not do it: why?
 #
 # `taotp.encodings.window_attention(W, q, thetas)` returns the weights, for plotting.
@@ -127,9 +136,11 @@ check('7.7', window_matrix)
 # ## Puzzle 7.8 · Evenly spaced angles
 #
 # `taotp.encodings.uniform_rotation_embedding(q, d)` uses the $d/2$ angles $2\pi k/(d/2)$. What is its
-# distinguishability for $q = 256$ positions and $d = 256$ dimensions? Answer with a number, or
-# better, with a function `(q, d) -> value` that works for any size (to 1e-3): the checker also
-# asks for small `d`, and for $q = 10^{12}$, far more rows than any table could hold.
+# distinguishability (Definition 7.6) for $q = 256$ positions and $d = 256$ dimensions? Answer
+# with a number, or better, with a function `(q, d) -> number` that works for any size, within
+# 0.1 % of the true value (relative). The function is checked at $q = d = 256$ and at 11 sizes
+# drawn afresh on every check: small `d` (where far positions still matter), $q = 1$, and $q$
+# beyond $10^9$, far more rows than any table could hold.
 
 # %%
 answer_7_8 = None  # a number, or a function of (q, d)
@@ -141,7 +152,8 @@ check('7.8', answer_7_8)
 # Below are four rotation encodings of 64 positions in 128 dims: the sinusoidal one, a random
 # rotation encoding, a random rotation encoding whose angles were sorted, and the evenly spaced
 # one, in some order. Label panels A-D (`'og'`, `'random'`, `'sorted'`, `'uniform'`; free text
-# is fine if it names exactly one of them) and explain the patterns you see.
+# is fine if it names exactly one of them) and explain the patterns you see. The check says only
+# whether all four labels are right.
 
 # %%
 from taotp.exercises.ch07 import puzzle_7_9_panels
@@ -158,12 +170,12 @@ check('7.9', answer_7_9)
 # ## Puzzle 7.10 · The padding dimension in any direction
 #
 # `taotp.padding_dimension` counts quiet *coordinates* (standard padding). Write
-# `padding_dim(encoding, epsilon)` for the general definition: the largest $k$ such that some
-# $k$-dimensional subspace, not necessarily spanned by axes, sees every row within $\varepsilon$ of
-# one point. The checker hides the quiet subspace of its test encodings with a random rotation
-# (and shows some of them again shuffled, moved and rescaled), and keeps a wide gap around the
-# threshold so that the Euclidean and per-coordinate readings of "within $\varepsilon$" give the
-# same answer.
+# `padding_dim(encoding, epsilon)` returning an integer for the general definition: the largest
+# $k$ such that some $k$-dimensional subspace, not necessarily spanned by axes, sees every row
+# within $\varepsilon$ of one point. The checker draws 21 encodings afresh on every check (up
+# to 1000 rows and 24 dims), hides their quiet subspace with a random rotation (and shows some
+# of them again shuffled, moved and rescaled), and keeps a wide gap around the threshold so
+# that the Euclidean and per-coordinate readings of "within $\varepsilon$" give the same answer.
 
 # %%
 def padding_dim(encoding, epsilon):
@@ -184,8 +196,11 @@ check('7.10', padding_dim)
 # position $i \ge 5$ the target is the token at $i - 5$. Train on rows of 32 tokens only: the
 # check measures held-out rows of 64, so positions 32-63 are ones training never showed.
 # Answer `{'og': params, 'rotation': params, 'better': 'og' | 'rotation' | 'tie'}`. The check
-# runs both programs (PostLN), wants one of them at 90 % or more on positions 5-31 (trained), and
-# compares your verdict with their accuracy over positions 5-63 (closer than 2 points: a tie).
+# runs both programs (PostLN) on 200 held-out rows that are the same for everyone and on 200
+# drawn afresh, wants each model at 90 % or more on positions 5-31 (trained), and compares
+# your verdict with their accuracy over positions 5-63 (closer than 2 points: a tie). It
+# judges the two programs, not how you got them: the weights the book ships pass too; the
+# point of the puzzle is to train both and see.
 #
 # The harness `training.train_offset` trains with PyTorch, an optional extra
 # (`pip install "taotp[train]"`; Colab has it). Without it, `taotp.encodings.train_offset_head`

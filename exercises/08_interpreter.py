@@ -8,7 +8,7 @@
 #       format_name: percent
 #       format_version: '1.3'
 #   kernelspec:
-#     display_name: Python 3
+#     display_name: Python 3 (ipykernel)
 #     language: python
 #     name: python3
 # ---
@@ -25,6 +25,10 @@
 # shows worked answers. `taotp.load_program(text)` reads a program text and
 # `taotp.interpreter.book_listing(name)` returns the book's printed listings (`'hello_world'`
 # is Fig. 8.2, `'min'` is Fig. 8.3).
+#
+# Your answer runs in a separate process, on test cases that are partly drawn afresh on every
+# check. A `NOT YET` names the input and what your code gave, never the expected answer; if
+# your code raises, it shows the line, and `check(..., verbose=True)` adds the traceback.
 
 # %% tags=["hide-input"]
 # On Colab, install the book's package first; anywhere else this does nothing.
@@ -78,9 +82,10 @@ print(''.join(symbols[t] if t < 9 else f'[{symbols[t]}]' for t in out))
 # Here is the second listing of the chapter. Read the numbers and work out what the program
 # does for any prompt of up to 8 tokens from 0..19, ideally **without running it**. Then
 # answer with one letter of `CHOICES_8_3`, or with a Python function `f(tokens) -> token` that
-# predicts the next token. (The weights are printed to one decimal, which makes the program
-# misbehave on some inputs; the checker compares your answer with the program at full
-# precision.)
+# takes a list of token ids and returns the next token id (an int). The checker compares your
+# answer with the program at full precision (the weights are printed to one decimal, which
+# makes the printed program misbehave on some inputs) on 776 prompts: every prompt of 1 or 2
+# tokens, 56 chosen ones of 3 to 8 tokens, and 300 random ones drawn afresh on every check.
 
 # %%
 print(taotp.interpreter.book_listing('min'))
@@ -100,7 +105,8 @@ check('8.3', answer)
 # ## Puzzle 8.4 · A loader for compact programs (budget: none)
 #
 # The book's loader (Fig. 8.1) needs every field spelled out, and it even trips over its own
-# second listing. Write `my_compile(text)` that returns a params dict and
+# second listing. Write `my_compile(text)` that returns a params dict (NumPy float64 arrays,
+# as `taotp.load_program` returns) and
 #
 # * reads both printed listings (Fig. 8.2 has no `out_emb`: tie it to `tok_emb`; Fig. 8.3 has
 #   layer-norm dicts and an empty MLP written as `"M2": []`, which must become shape
@@ -108,14 +114,18 @@ check('8.3', answer)
 # * fills in defaults: missing `ln1`, `ln2`, `lnf` mean gamma 1, beta 0; a missing `layers`
 #   key means no layers; `"block_size": B` instead of `pos_emb` means a zero (B, d_model)
 #   table;
-# * raises an exception with a message on malformed texts (ragged rows, wrong shapes,
-#   unknown keys, numbers that are not finite, a `block_size` that is not a positive whole
-#   number or contradicts `pos_emb`) instead of returning something broken;
+# * raises an exception (an `Exception`, not `SystemExit`) with a message on malformed texts
+#   (ragged rows, wrong shapes, unknown keys, numbers that are not finite, a `block_size` that
+#   is not a positive whole number or contradicts `pos_emb`) instead of returning something
+#   broken;
 # * never executes the text: a text holding code (`[[1.0, -1.0]] * 2`, a call) is refused.
 #
-# The checker compares your params with the full forms, exactly, on the two listings and on
-# random compact programs. (`taotp.load_program` is the package's answer, not yours: the
-# checker switches it off while your loader runs.)
+# The checker compares your params with the full forms, bit for bit, on the two listings, on
+# five compact forms of one small program, and on a dumped random program and 12 random compact
+# programs drawn afresh on every check (a `NOT YET` names a call that rebuilds them, such as
+# `ch08.random_programs(1234)`); then it feeds 11 malformed texts and 4 texts holding code.
+# (`taotp.load_program` is the package's answer, not yours: it and its parser are switched off
+# while your loader is checked.)
 
 # %%
 def my_compile(text):

@@ -8,7 +8,7 @@
 #       format_name: percent
 #       format_version: '1.3'
 #   kernelspec:
-#     display_name: Python 3
+#     display_name: Python 3 (ipykernel)
 #     language: python
 #     name: python3
 # ---
@@ -19,7 +19,18 @@
 # [![Open in Colab](https://colab.research.google.com/assets/colab-badge.svg)](https://colab.research.google.com/github/taotp/taotp-book/blob/main/exercises/10_selective_induction.ipynb)
 #
 # Eight puzzles on the selective-induction construction of the chapter. Each has a starter cell;
-# `check` runs your answer and prints PASS or NOT YET with the first input that broke.
+# `check` runs your answer and prints PASS with what was checked, or NOT YET with the first
+# input that broke and what your answer gave there.
+#
+# Your answer runs in a separate process. Each function puzzle tries one case you can see
+# first (the chapter's worked example, `sel.example`, or the case its statement names), then
+# cases drawn afresh on every check. A NOT YET about a drawn case names it, e.g. `case 2 of
+# ch10.posterior_cases(SEED)`: `from taotp.exercises import ch10` and that call rebuild it,
+# so you can compare your function with the chapter's in your own kernel. Messages never show
+# the value that was due. While a puzzle is checked, the package functions that already
+# solve it (`sel.lag_posterior`, the construction's builders, ...) are switched off where
+# your answer runs. If your code raises, the message names the line;
+# `check(..., verbose=True)` adds the whole traceback.
 
 # %% tags=["hide-input"]
 # On Colab, install the book's package first; anywhere else this does nothing.
@@ -30,7 +41,7 @@ if 'google.colab' in sys.modules:
 import numpy as np
 import taotp
 from taotp import selective as sel
-from taotp.exercises import check, progress
+from taotp.exercises import check, ch10, progress
 
 # Positions in every mask below are 1-based: row i = query, column j = key.
 def grid(T):
@@ -44,8 +55,9 @@ def grid(T):
 # posterior probability of each lag (in increasing order) after the first `t + 1` tokens,
 # with a uniform prior. Every lag's log-likelihood sums `log P[x[j-k], x[j]]` over the same
 # positions, those after the warm-up (0-based `j >= kmax`). The checker compares with the
-# reference to 1e-9 on seeded sequences, lag sets with `kmin > 1`, and lengths up to 1000
-# (multiplying probabilities instead of adding logs will not survive that).
+# reference to 1e-9 on the worked example (`sel.example.P`, lags {1, 2, 3},
+# `sel.example.TOKENS`) and 12 sequences drawn afresh: one lag, `kmin > 1`, `T = kmax + 1`
+# and `T = 1000` (multiplying probabilities instead of adding logs will not survive that).
 
 # %%
 def lag_posterior(P, lags, x):
@@ -62,8 +74,8 @@ check('10.1', lag_posterior)
 # the disentangled network (inputs `[onehot(token), onehot(position)]`, scores
 # `h_i^T A h_j`). After the layer, the positional half of the head's output at position
 # `i > kmax` must hold `ptil[i, k]` in slot `i - k` (1-based) and zeros elsewhere. Checked
-# at `lam = 50` to 1e-8 on seeded sequences over six lag sets (one lag, `kmin > 1`,
-# `T = kmax + 1`).
+# at `lam = 50` to 1e-8 on the worked example (`T = 10`) and on three sequences each of five
+# lag sets drawn afresh (one lag, `kmin > 1`, `T = kmax + 1`, `T` up to 40).
 
 # %%
 def layer1_matrix(P, lags, T, lam):
@@ -73,18 +85,22 @@ def layer1_matrix(P, lags, T, lam):
 check('10.2', layer1_matrix)
 
 # %% [markdown]
-# ## Puzzle 10.3 · Layer 2 head masks for lags {1,2,3,4} (budget: at most 4 heads)
+# ## Puzzle 10.3 · Layer 2 head masks for contiguous lags (budget: at most K heads)
 #
-# For lags {1, 2, 3, 4} and `T = 40`, give a list of at most 4 sign masks (`(40, 40)` arrays
-# of +1 and -1; the checker multiplies them by `lam = 500` and puts them on the position
-# block of layer 2). At every query from 8 to 40, every token `4 < j <= i` must be averaged
-# uniformly by exactly one head, no head may attend to the warm-up, and no head may
-# average two tokens whose stored transitions (slots `j - k`) overlap.
+# Write `layer2_masks(lags, T)` for a contiguous lag set (`kmin, kmin + 1, ..., kmax`, `K` lags)
+# returning a list of at most `K` sign masks, `(T, T)` arrays of +1 and -1; the checker
+# multiplies them by `lam = 500` and puts them on the position block of layer 2. At every query
+# from `2 kmax` to `T`, every token `kmax < j <= i` must be averaged uniformly by exactly one
+# head, no head may attend to the warm-up, and no head may average two tokens whose stored
+# transitions (slots `j - k`) overlap. The first case is lags {1, 2, 3, 4} at `T = 40`; four
+# more contiguous sets are drawn afresh on every check.
 
 # %%
-masks = None   # a list of (40, 40) arrays of +1 / -1
+def layer2_masks(lags, T):
+    return None   # a list of at most len(lags) (T, T) arrays of +1 / -1
 
-check('10.3', masks)
+
+check('10.3', layer2_masks)
 
 
 # %% [markdown]
@@ -95,7 +111,8 @@ check('10.3', masks)
 # the position block (query and key), `B` goes between each head's `phat` (rows, query side)
 # and its `mhat` (columns, key side). The checker compares layer 3's scores at the candidate
 # keys `i + 1 - k` with `lam + beta * sum_h mean ptil` from query `2 kmax + K - 1` on, and the
-# outputs with the reference.
+# outputs with the reference (`lam = 500`, `beta = 7`), on the worked example and on two
+# sequences each of four contiguous lag sets drawn afresh.
 
 # %%
 def layer3_blocks(lags, T, lam, beta):
@@ -113,7 +130,8 @@ check('10.4', layer3_blocks)
 # differ by a difference of two distinct lags modulo the period) and split all residues.
 # Also say why period 3 with three singleton classes fails for {1, 3, 4}: choose a letter
 # from `sel_choices` below. Answer with a dict `{'period': ..., 'classes': [...],
-# 'choice_134': ...}`.
+# 'choice_134': ...}`. The check judges the design you give (the rule and the budget), not
+# how you found it.
 
 # %%
 from taotp.exercises.ch10 import CHOICES_134 as sel_choices
@@ -131,8 +149,9 @@ check('10.5', answer)
 # write `single_head_blocks(lags, T, beta)` returning `(mask2, B)`: the `(T, T)` sign mask of
 # the one layer-2 head (runs of `D` tokens then gaps of `D`, after the warm-up) and the
 # `(T, T)` layer-3 block whose rows are the query's position and columns the key's `phat`
-# slots, entries `0`, `+beta` or `-beta`. Checked on {2, 5}, {1, 3}, {2, 4}, {3, 4}, {1, 2},
-# {3, 7} and {1, 6}: the paper's rule with `(a - b - 1)` is not general.
+# slots, entries `0`, `+beta` or `-beta` (`beta = 10`). Checked on lags {2, 5} at `T = 40`,
+# then on five pairs drawn afresh, one for each `D` from 1 to 5: the paper's rule with
+# `(a - b - 1)` is not general.
 
 # %%
 def single_head_blocks(lags, T, beta):
@@ -147,7 +166,9 @@ check('10.6', single_head_blocks)
 #
 # Layer 1 leaks at most `T * (pmax / pmin) * exp(-2 lam)` of weight onto a masked key,
 # relative to an allowed one. Write `how_hard(P, T)` returning the smallest integer `lam`
-# for which this bound is below `1e-6`.
+# for which this bound is below `1e-6`. Checked first on
+# `P = sel.transition_matrix(5, np.random.default_rng(0))` with `T = 128`, then on seven
+# pairs drawn afresh (`T` from 2 to 100000, one `T` twice with different `P`).
 
 # %%
 def how_hard(P, T):
@@ -163,8 +184,10 @@ check('10.7', how_hard)
 # With contiguous lags and only the first layer-2 head (offset 0 modulo `K`), how many
 # transitions does the network average at query `T`? And which temperature `beta` of
 # Proposition 1 equals the `K`-head network with `beta_c` on balanced positions? Write
-# `one_head_budget(T, lags, beta_c)` returning `(count, beta)`; for `T = 128`, lags
-# {1, 2, 3}, `beta_c = 100` it is the chapter's example.
+# `one_head_budget(T, lags, beta_c)` returning `(count, beta)`, an integer and a number;
+# for `T = 128`, lags {1, 2, 3}, `beta_c = 100` it is the chapter's example, checked first,
+# then eight cases drawn afresh (four consecutive `T` for one lag set, so every residue
+# modulo `K`). The checker tests `beta` by running Proposition 1 beside the network.
 
 # %%
 def one_head_budget(T, lags, beta_c):

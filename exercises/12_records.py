@@ -8,7 +8,7 @@
 #       format_name: percent
 #       format_version: '1.3'
 #   kernelspec:
-#     display_name: Python 3
+#     display_name: Python 3 (ipykernel)
 #     language: python
 #     name: python3
 # ---
@@ -19,13 +19,14 @@
 # [![Open in Colab](https://colab.research.google.com/assets/colab-badge.svg)](https://colab.research.google.com/github/taotp/taotp-book/blob/main/exercises/12_records.ipynb)
 #
 # One puzzle per row of the chapter's table: build a program for the same task that is *no
-# larger* than the record. Each checker copies your arrays, measures the size that counts
-# for that row (all parameters, or the non-zero ones, with the book's census: layer norms
-# not counted, an untied `out_emb` counted), refuses a program larger than the record
-# before running anything, and then runs it with the package's own forward pass on the
-# inputs the record is verified on, plus inputs drawn with a seed taken from your program.
-# A correct program no larger than the record passes, and the line says whether it ties
-# the record or beats it, and by how much.
+# larger* than the record. Your answer is sent to a separate process, which reads its arrays
+# as plain numbers, measures the size that counts for that row (all parameters, or the
+# non-zero ones, with the book's census: layer norms not counted, an untied `out_emb`
+# counted), refuses a program larger than the record before running anything, and then runs
+# it with the package's own forward pass on the inputs the record is verified on, plus
+# inputs drawn afresh on every check. A correct program no larger than the record passes,
+# and the line says whether it ties the record or beats it, and by how much. A NOT YET names
+# the first input that broke and what your program printed there.
 #
 # Two rules hold for every puzzle: the architecture is the book's, unmodified, and every
 # layer norm stays at $\gamma = 1$, $\beta = 0$ (they are not counted, so weights hidden
@@ -51,7 +52,8 @@ from taotp.exercises import check, progress
 # program may have at most as many parameters in all. The checker tries every pair of
 # numbers whose digits are 0, 1, 8 or 9 (every way a carry is born, passed on and
 # stopped), x + (999 - x), x + (1000 - x), x + 999 and 999 + x for every x, the record's
-# carry chains, 3,000 seeded pairs and 40,000 pairs drawn with a seed taken from your program.
+# carry chains, and 43,000 pairs drawn afresh on every check. The PASS line also gives your
+# program's count by AdderBoard's rules (`taotp.addition.adderboard.unique_parameters`).
 
 # %%
 def build_adder():
@@ -67,7 +69,9 @@ check('12.1', build_adder())
 # with one layer (any number of heads, MLP allowed) and at most as many parameters as
 # `taotp.build_large_vocab_sort_transformer(65_536, 128)`. Use a block size of at least
 # 128: the checker sorts up to 64 numbers, among them both ends of the range, runs of
-# neighbours placed where the record finds its decisions hardest, and powers of two.
+# neighbours placed where the record finds its decisions hardest, powers of two and six
+# fixed random sets, then four sets and 24 inputs of 64 distinct numbers drawn afresh on
+# every check (1,536 numbers of the range each time).
 #
 # *Hint:* nearly all of the record's parameters are its token table.
 
@@ -82,9 +86,12 @@ check('12.2', build_big_sort())
 # ## Puzzle 12.3 · Beat the Sort record at n = 28 (budget: the record's non-zero parameters)
 #
 # Sort distinct numbers from 1 to 27 followed by 0, with at most as many non-zero
-# parameters as `taotp.build_large_vocab_sort_transformer(28, 54)` (the book's own needs
-# 184). Any shape is allowed; use a block size of at least 54. The checker sorts every
-# number alone, every ordered pair, all 27 numbers in six orders and 400 seeded sets.
+# parameters as the record (`from taotp.programs import CATALOGUE`, then
+# `CATALOGUE['sort-28-sparse'].build()`: Chapter 12 found it by searching moves that change
+# no score; the book's own Sort of Chapter 5 needs 184). Any shape is allowed; use a block
+# size of at least 54. The checker sorts every number alone, every ordered pair, all 27
+# numbers increasing, decreasing and in four orders drawn afresh, and 400 sets drawn
+# afresh on every check.
 
 # %%
 def build_small_sort():
@@ -104,7 +111,9 @@ check('12.3', build_small_sort())
 # many parameters as the record's at the same size. Every key is asked alone, behind random
 # prefixes and behind prefixes made of other keys; the checker also builds programs, at
 # block size 16, for XOR, for keys of 12 tokens that differ only in the first (or only in
-# the last) token, and for a random table, and asks their keys the same way.
+# the last) token, and for a random table, and asks their keys the same way. The random
+# table and the prefixes are drawn afresh on every check; a NOT YET on the random table
+# names the seed, and `taotp.exercises.ch12.lookup_tables(seed)[3]` rebuilds it.
 
 # %%
 def build_lookup(ks, vs, vocab_size, block_size):

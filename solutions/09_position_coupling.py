@@ -8,7 +8,7 @@
 #       format_name: percent
 #       format_version: '1.3'
 #   kernelspec:
-#     display_name: Python 3
+#     display_name: Python 3 (ipykernel)
 #     language: python
 #     name: python3
 # ---
@@ -168,19 +168,28 @@ assert result
 # Layout (0-based): 19 token dimensions, then `POS1`, `POS1_NEXT`, `POS2`, `POS2_NEXT`.
 # The query reads `POS1_NEXT` and `POS2`, the key `POS1` and `POS2_NEXT`; a last column
 # pairs `ONES` (dimension 2) on the query side with `IS_BOS` (dimension 1) on the key side.
+# A key whose codes all match scores $\lambda D$, BOS too; the book's attention divides the
+# scores by $\sqrt{k}$ ($k = D + 1$ columns), so `Wq` carries an extra $\sqrt{k}$.
+# `head(query_blocks, key_blocks)` writes any of the four heads; head 1 is one of them.
 
 # %%
-def head1(P1, P2, lam):
-    d = 19 + 2 * P1 + 2 * P2
-    D = P1 + P2
-    Wq, Wk = np.zeros((d, D + 1)), np.zeros((d, D + 1))
-    pos1, pos1n, pos2, pos2n = 19, 19 + P1, 19 + 2 * P1, 19 + 2 * P1 + P2
-    for i in range(P1):
-        Wq[pos1n + i, i] = Wk[pos1 + i, i] = lam ** 0.5
-    for i in range(P2):
-        Wq[pos2 + i, P1 + i] = Wk[pos2n + i, P1 + i] = lam ** 0.5
-    Wq[2, D] = Wk[1, D] = (lam * D) ** 0.5
+def head(P1, P2, lam, query_blocks, key_blocks):
+    """(Wq, Wk): sqrt(lam) on each compared code coordinate, a BOS sink scoring lam * D too."""
+    start = {'POS1': 19, 'POS1_NEXT': 19 + P1, 'POS2': 19 + 2 * P1, 'POS2_NEXT': 19 + 2 * P1 + P2}
+    width = {'POS1': P1, 'POS1_NEXT': P1, 'POS2': P2, 'POS2_NEXT': P2}
+    d, k = 19 + 2 * P1 + 2 * P2, P1 + P2 + 1
+    Wq, Wk = np.zeros((d, k)), np.zeros((d, k))
+    D = 0                                        # compared coordinates so far
+    for q, key in zip(query_blocks, key_blocks):
+        for i in range(width[q]):
+            Wq[start[q] + i, D], Wk[start[key] + i, D] = (lam * k) ** 0.5, lam ** 0.5
+            D += 1
+    Wq[2, k - 1], Wk[1, k - 1] = (lam * D * k) ** 0.5, (lam * D) ** 0.5
     return Wq, Wk
+
+
+def head1(P1, P2, lam):
+    return head(P1, P2, lam, ('POS1_NEXT', 'POS2'), ('POS1', 'POS2_NEXT'))
 
 
 result = check('9.7', head1)
@@ -204,7 +213,8 @@ assert result
 # `ARROW` needs only head 3; `EOS` needs both: the last digit (head 3 sees only BOS) *and*
 # the last running sum (head 4 sees no partner, `PRE_EOS` = 1/2). Two ReLUs do it:
 # $u_0 = \sigma(\text{PRE\_ARROW} - 1/2)$, $u_1 = \sigma(\text{PRE\_EOS} - 1/3)$, then
-# $\text{ARROW} = 2u_0$ and $\text{EOS} = 2u_0 + 6u_1 - 1$ (the $-1$ is the output bias).
+# $\text{ARROW} = 2u_0$ and $\text{EOS} = 2u_0 + 6u_1 - 1$. The $-1$ is the output bias
+# `b2`; the chapter's bias-free model spends a third unit on it.
 
 # %%
 M1 = np.eye(2)                                # unit 0 reads PRE_ARROW, unit 1 reads PRE_EOS
@@ -212,42 +222,89 @@ b1 = np.array([-1 / 2, -1 / 3])
 M2 = np.array([[2.0, 2.0],                    # columns: ARROW, EOS
                [0.0, 6.0]])
 b2 = np.array([0.0, -1.0])
-result = check('9.9', (M1, b1, M2, b2))
+flag_mlp = (M1, b1, M2, b2)
+result = check('9.9', flag_mlp)
 assert result
 
 
 # %% [markdown]
 # ## Puzzle 9.10 · The digit MLP
 #
-# Every unit reads the same number $g - 0.21 = \text{PRE\_SUM} + (\text{PRE\_CARRY} -
-# \text{NUM})/10$, which lands in $[S + c + 0.02, S + c + 0.30]$ for the carry $c$ even with
-# `PRE_SUM` off by 0.09. Digit $k$ is a double trapezoid, 1 on $[k, k + 1/2]$ and on
-# $[k + 10, k + 10\tfrac12]$, 0 outside $(k - 1/2, k + 1)$ and $(k + 9\tfrac12, k + 11)$: eight
-# ReLUs with kinks at $k + c_i$ and slopes $\pm 2$, so $10 \cdot 8 = 80$ units.
+# Every unit reads the same number $h = \text{PRE\_SUM} + (\text{PRE\_CARRY} -
+# \text{NUM})/10$. Without error $h - (S + c)$ is $0$ or $-0.1$ for the carry $c$; the
+# chapter adds 0.21, which keeps only 0.11 of slack below the plateau. Adding 0.30 instead
+# centres the two values on the plateau: $h + 0.30$ lands in $[S + c + 0.05, S + c + 0.45]$
+# with `PRE_SUM` off by 0.15 either way. Digit $k$ is a double trapezoid, 1 on
+# $[k, k + 1/2]$ and on $[k + 10, k + 10\tfrac12]$, 0 outside $(k - 1/2, k + 1)$ and
+# $(k + 9\tfrac12, k + 11)$: eight ReLUs with kinks at $k + c_i$ and slopes $\pm 2$, so
+# $10 \cdot 8 = 80$ units.
 
 # %%
 kinks = (-0.5, 0.0, 0.5, 1.0, 9.5, 10.0, 10.5, 11.0)     # up, flat, down; then again
 slopes = (2, -2, -2, 2, 2, -2, -2, 2)
-M1 = np.tile([[1.0], [0.1], [-0.1]], 80)                 # every unit reads g - 0.21
-b1 = np.array([0.21 - (k + c) for k in range(10) for c in kinks])
+M1 = np.tile([[1.0], [0.1], [-0.1]], 80)                 # every unit reads h
+b1 = np.array([0.30 - (k + c) for k in range(10) for c in kinks])
 M2 = np.zeros((80, 10))
 for k in range(10):
     M2[8 * k:8 * k + 8, k] = slopes
-result = check('9.10', (M1, b1, M2, np.zeros(10)))
+digit_weights = (M1, b1, M2, np.zeros(10))
+result = check('9.10', digit_weights)
 assert result
 
 # %% [markdown]
 # ## Puzzle 9.11 · Assemble the adder
 #
-# The chapter's builder puts the pieces above into one layer: head 1 of 9.7, the carry head
-# and the two flag heads, the 80 digit units of 9.10 and the 3 flag units of 9.9 (the third
-# makes the $-1$, since the adder keeps `b2` for nothing else), with the code widths of 9.12.
-# `C.build_adder_params` returns its params dict; the checker confirms the budget and runs it
-# without layer norms.
+# One layer holds the pieces above: the four heads of the chapter's table (all written by
+# `head` of 9.7), the 80 digit units of 9.10 and the two flag units of 9.9 (82 ReLUs; the
+# flags' $-1$ goes to `b2`), with the code widths of 9.12 and position tables whose row $p$
+# holds the codes of $p$ and $p + 1$ (cube of 9.6). The residual stream is the chapter's:
+# 19 named dimensions, then `POS1`, `POS1_NEXT`, `POS2`, `POS2_NEXT`.
 
 # %%
-print(taotp.config(C.build_adder_params(8, 8)))
-result = check('9.11', C.build_adder_params)
+import math
+
+NAMES = (['NUM', 'IS_BOS', 'ONES', 'PRE_SUM', 'PRE_CARRY', 'PRE_ARROW', 'PRE_EOS']
+         + [f'SUM{k}' for k in range(10)] + ['ARROW', 'EOS'])
+AT = {name: i for i, name in enumerate(NAMES)}
+HEADS = [(('POS1_NEXT', 'POS2'), ('POS1', 'POS2_NEXT'), 'NUM', 3.0, 'PRE_SUM'),    # digit sum
+         (('POS1', 'POS2'), ('POS1', 'POS2_NEXT'), 'NUM', 3.0, 'PRE_CARRY'),       # carry
+         (('POS1_NEXT',), ('POS1',), 'IS_BOS', 1.0, 'PRE_ARROW'),                  # separator
+         (('POS1', 'POS2'), ('POS1', 'POS2'), 'IS_BOS', 1.0, 'PRE_EOS')]           # EOS
+
+
+def build(max_digits, max_operands, lam=20.0):
+    ell = max_digits + len(str(max_operands))
+    P1, P2 = math.ceil(math.log2(ell + 2)), max(1, math.ceil(math.log2(max_operands + 1)))
+    d, k = 19 + 2 * P1 + 2 * P2, P1 + P2 + 1
+    tok = np.zeros((len(C.VOCAB), d))
+    tok[:, AT['ONES']], tok[:10, AT['NUM']] = 1.0, np.arange(10)
+    tok[C.TOKEN_ID['$'], AT['IS_BOS']] = 1.0
+    tables = []
+    for start, D, rows in ((19, P1, ell + 2), (19 + 2 * P1, P2, max_operands + 2)):
+        table = np.zeros((rows, d))                        # row 0 (BOS) stays zero
+        for p in range(1, rows):
+            table[p, start:start + 2 * D] = np.concatenate(
+                [cube(D, (p - 1) % 2 ** D + 1), cube(D, p % 2 ** D + 1)])
+        tables.append(table)
+    Q, K, V, P = (np.zeros((4, d, width)) for width in (k, k, 1, 1))
+    for h, (query_blocks, key_blocks, reads, value, writes) in enumerate(HEADS):
+        Q[h], K[h] = head(P1, P2, lam, query_blocks, key_blocks)
+        V[h, AT[reads], 0], P[h, AT[writes], 0] = value, 1.0
+    M1, b1, M2, b2 = np.zeros((d, 82)), np.zeros(82), np.zeros((82, d)), np.zeros(d)
+    digits, flags = [AT['PRE_SUM'], AT['PRE_CARRY'], AT['NUM']], [AT['PRE_ARROW'], AT['PRE_EOS']]
+    M1[digits, :80], b1[:80], M2[:80, AT['SUM0']:AT['SUM0'] + 10] = digit_weights[:3]
+    M1[flags, 80:], b1[80:] = flag_mlp[0], flag_mlp[1]
+    M2[80:, [AT['ARROW'], AT['EOS']]], b2[[AT['ARROW'], AT['EOS']]] = flag_mlp[2], flag_mlp[3]
+    out = np.zeros((len(C.VOCAB), d))
+    out[np.arange(10), AT['SUM0'] + np.arange(10)] = 1.0
+    out[C.TOKEN_ID['>'], AT['ARROW']], out[C.TOKEN_ID['$'], AT['EOS']] = 10.0, 100.0
+    norm = {'gamma': 1.0, 'beta': 0.0}                     # no layer norm: run with norm='none'
+    layer = dict(Q=Q, K=K, V=V, P=P, M1=M1, b1=b1, M2=M2, b2=b2, ln1=norm, ln2=norm)
+    return {'tok_emb': tok, 'pos_emb': tables, 'out_emb': out, 'layers': [layer], 'lnf': norm}
+
+
+print(taotp.config(build(8, 8)))
+result = check('9.11', build)
 assert result
 
 # %% [markdown]
@@ -416,7 +473,7 @@ assert result
 
 # %%
 def counts(n, m):
-    P1, P2 = C.sizes(n, m)['P1'], C.sizes(n, m)['P2']
+    _, P1, P2, _ = size(n, m)
     d, d_head = 19 + 2 * P1 + 2 * P2, P1 + P2 + 1
     total = d * (28 + 2 ** P1 + 2 ** P2 + 1 + 8 * d_head + 8 + 166 + 1) + 83
     non_zero = (24 + 12 + 4 + 4 + 325 + 84 + 2 * (4 * P1 + 3 * P2 + 4)
@@ -433,11 +490,44 @@ assert result
 # %% [markdown]
 # ## Puzzle 9.19 · Port to PreLN
 #
-# The chapter's recipe: paired features so the first layer norm is a constant scale,
-# $\pm\varepsilon$ head outputs read back with gain $1/(2\varepsilon)$, paired MLP outputs,
-# an untied readout.
+# The chapter's recipe, applied to the program of 9.11: every feature becomes a pair
+# $(v, -v)$ and a filler pair gives every token the same norm (BOS, which has no codes, the
+# most), so the first layer norm is the constant scale $\sigma_0$, folded into `Q`, `K`, `V`;
+# the heads write $\pm\varepsilon$ pairs that barely move the norm and the MLP reads them
+# back with gain $1/\varepsilon$; the MLP writes pairs, so the last layer norm only rescales
+# the logits.
 
 # %%
-port = C.build_multi_operand_adder(4, 4, norm=True)
-result = check('9.19', port.params)
+def pair(a, axis):
+    """Each feature v as (v, -v), then a zero filler pair, along ``axis``."""
+    return np.concatenate([a, -a, 0 * np.take(a, [0, 0], axis=axis)], axis=axis)
+
+
+def first(a, axis):
+    """``a`` on the positive copies only."""
+    return np.concatenate([a, 0 * a, 0 * np.take(a, [0, 0], axis=axis)], axis=axis)
+
+
+def preln(free, eps=1e-3):
+    tok, tables, layer = free['tok_emb'], free['pos_emb'], free['layers'][0]
+    codes = sum(table[1] @ table[1] for table in tables)    # every row p >= 1, each table
+    norms = (tok ** 2).sum(1) + codes * (np.arange(len(tok)) != C.TOKEN_ID['$'])
+    tok = pair(tok, 1)
+    tok[:, -2], tok[:, -1] = (norms.max() - norms) ** 0.5, -(norms.max() - norms) ** 0.5
+    sigma0 = (2 * norms.max() / tok.shape[1]) ** 0.5        # LN(x0) = x0 / sigma0
+    gain = np.where(np.any(layer['P'] != 0, axis=(0, 2)), 1 / eps, 1.0)   # heads' outputs
+    new = dict(layer, Q=first(layer['Q'] * sigma0, 1), K=first(layer['K'] * sigma0, 1),
+               V=first(layer['V'] * sigma0, 1), P=eps * pair(layer['P'], 1),
+               M1=first(layer['M1'] * sigma0 * gain[:, None], 0), M2=pair(layer['M2'], 1),
+               b2=pair(layer['b2'], 0))
+    return dict(free, tok_emb=tok, pos_emb=[pair(t, 1) for t in tables],
+                out_emb=first(free['out_emb'], 1), layers=[new])
+
+
+def port(max_digits, max_operands):
+    return preln(build(max_digits, max_operands))
+
+
+print(taotp.config(port(4, 4))['d_model'], 'dimensions')
+result = check('9.19', port)
 assert result

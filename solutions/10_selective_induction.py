@@ -8,7 +8,7 @@
 #       format_name: percent
 #       format_version: '1.3'
 #   kernelspec:
-#     display_name: Python 3
+#     display_name: Python 3 (ipykernel)
 #     language: python
 #     name: python3
 # ---
@@ -44,8 +44,9 @@ def grid(T):
 # posterior probability of each lag (in increasing order) after the first `t + 1` tokens,
 # with a uniform prior. Every lag's log-likelihood sums `log P[x[j-k], x[j]]` over the same
 # positions, those after the warm-up (0-based `j >= kmax`). The checker compares with the
-# reference to 1e-9 on seeded sequences, lag sets with `kmin > 1`, and lengths up to 1000
-# (multiplying probabilities instead of adding logs will not survive that).
+# reference to 1e-9 on the worked example (`sel.example.P`, lags {1, 2, 3},
+# `sel.example.TOKENS`) and 12 sequences drawn afresh: one lag, `kmin > 1`, `T = kmax + 1`
+# and `T = 1000` (multiplying probabilities instead of adding logs will not survive that).
 #
 # The sums start at `kmax` (0-based) for every lag; starting lag `k` at `k` gives the lags
 # different numbers of terms and a wrong posterior from the second token on.
@@ -71,8 +72,8 @@ assert result
 # the disentangled network (inputs `[onehot(token), onehot(position)]`, scores
 # `h_i^T A h_j`). After the layer, the positional half of the head's output at position
 # `i > kmax` must hold `ptil[i, k]` in slot `i - k` (1-based) and zeros elsewhere. Checked
-# at `lam = 50` to 1e-8 on seeded sequences over six lag sets (one lag, `kmin > 1`,
-# `T = kmax + 1`).
+# at `lam = 50` to 1e-8 on the worked example (`T = 10`) and on three sequences each of five
+# lag sets drawn afresh (one lag, `kmin > 1`, `T = kmax + 1`, `T` up to 40).
 #
 # The token block is the *transpose* of `log P`, because the query is the child and the key the
 # parent; the band is `i - j` (parent `k` back), not `i - j + 1` (that is layer 3).
@@ -91,22 +92,27 @@ result = check('10.2', layer1_matrix)
 assert result
 
 # %% [markdown]
-# ## Puzzle 10.3 · Layer 2 head masks for lags {1,2,3,4} (budget: at most 4 heads)
+# ## Puzzle 10.3 · Layer 2 head masks for contiguous lags (budget: at most K heads)
 #
-# For lags {1, 2, 3, 4} and `T = 40`, give a list of at most 4 sign masks (`(40, 40)` arrays
-# of +1 and -1; the checker multiplies them by `lam = 500` and puts them on the position
-# block of layer 2). At every query from 8 to 40, every token `4 < j <= i` must be averaged
-# uniformly by exactly one head, no head may attend to the warm-up, and no head may
-# average two tokens whose stored transitions (slots `j - k`) overlap.
+# Write `layer2_masks(lags, T)` for a contiguous lag set (`kmin, kmin + 1, ..., kmax`, `K` lags)
+# returning a list of at most `K` sign masks, `(T, T)` arrays of +1 and -1; the checker
+# multiplies them by `lam = 500` and puts them on the position block of layer 2. At every query
+# from `2 kmax` to `T`, every token `kmax < j <= i` must be averaged uniformly by exactly one
+# head, no head may attend to the warm-up, and no head may average two tokens whose stored
+# transitions (slots `j - k`) overlap. The first case is lags {1, 2, 3, 4} at `T = 40`; four
+# more contiguous sets are drawn afresh on every check.
 #
-# Tokens of one head must be at least 4 apart (each stores 4 consecutive slots), so 4 heads with
-# offsets 0..3 modulo 4 are exactly enough.
+# Tokens of one head must be at least `K` apart (each stores `K` consecutive slots), so `K`
+# heads with offsets `0..K-1` modulo `K` are exactly enough.
 
 # %%
-i, j = grid(40)
-masks = [np.where((i >= j) & (j > 4) & ((i - j) % 4 == h), 1, -1) for h in range(4)]
+def layer2_masks(lags, T):
+    K, kmax = len(lags), max(lags)
+    i, j = grid(T)
+    return [np.where((i >= j) & (j > kmax) & ((i - j) % K == h), 1, -1) for h in range(K)]
 
-result = check('10.3', masks)
+
+result = check('10.3', layer2_masks)
 assert result
 
 
@@ -118,7 +124,8 @@ assert result
 # the position block (query and key), `B` goes between each head's `phat` (rows, query side)
 # and its `mhat` (columns, key side). The checker compares layer 3's scores at the candidate
 # keys `i + 1 - k` with `lam + beta * sum_h mean ptil` from query `2 kmax + K - 1` on, and the
-# outputs with the reference.
+# outputs with the reference (`lam = 500`, `beta = 7`), on the worked example and on two
+# sequences each of four contiguous lag sets drawn afresh.
 #
 # The band moves to `i - j + 1` (to predict `x_{i+1}` under lag `k`, copy `i + 1 - k`), and `B`
 # shifts the key's averaged position by one slot so it lands on the query's lag-`k` entries.
@@ -144,7 +151,8 @@ assert result
 # differ by a difference of two distinct lags modulo the period) and split all residues.
 # Also say why period 3 with three singleton classes fails for {1, 3, 4}: choose a letter
 # from `sel_choices` below. Answer with a dict `{'period': ..., 'classes': [...],
-# 'choice_134': ...}`.
+# 'choice_134': ...}`. The check judges the design you give (the rule and the budget), not
+# how you found it.
 #
 # Lags 3, 5, 7 are 0, 2, 1 modulo 3: distinct, so three singleton classes of period 3 work. For
 # {1, 3, 4} lags 1 and 4 coincide modulo 3.
@@ -165,8 +173,9 @@ assert result
 # write `single_head_blocks(lags, T, beta)` returning `(mask2, B)`: the `(T, T)` sign mask of
 # the one layer-2 head (runs of `D` tokens then gaps of `D`, after the warm-up) and the
 # `(T, T)` layer-3 block whose rows are the query's position and columns the key's `phat`
-# slots, entries `0`, `+beta` or `-beta`. Checked on {2, 5}, {1, 3}, {2, 4}, {3, 4}, {1, 2},
-# {3, 7} and {1, 6}: the paper's rule with `(a - b - 1)` is not general.
+# slots, entries `0`, `+beta` or `-beta` (`beta = 10`). Checked on lags {2, 5} at `T = 40`,
+# then on five pairs drawn afresh, one for each `D` from 1 to 5: the paper's rule with
+# `(a - b - 1)` is not general.
 #
 # The paper shifts by 1; the sign pattern must be shifted by `2 kmin - 1`, which equals 1 modulo
 # `2D` only when `kmin = 1 (mod D)`.
@@ -191,7 +200,9 @@ assert result
 #
 # Layer 1 leaks at most `T * (pmax / pmin) * exp(-2 lam)` of weight onto a masked key,
 # relative to an allowed one. Write `how_hard(P, T)` returning the smallest integer `lam`
-# for which this bound is below `1e-6`.
+# for which this bound is below `1e-6`. Checked first on
+# `P = sel.transition_matrix(5, np.random.default_rng(0))` with `T = 128`, then on seven
+# pairs drawn afresh (`T` from 2 to 100000, one `T` twice with different `P`).
 #
 # Solve the inequality for `lam`; the leading factor 2 comes from the `+lam` vs `-lam` gap.
 
@@ -212,8 +223,10 @@ assert result
 # With contiguous lags and only the first layer-2 head (offset 0 modulo `K`), how many
 # transitions does the network average at query `T`? And which temperature `beta` of
 # Proposition 1 equals the `K`-head network with `beta_c` on balanced positions? Write
-# `one_head_budget(T, lags, beta_c)` returning `(count, beta)`; for `T = 128`, lags
-# {1, 2, 3}, `beta_c = 100` it is the chapter's example.
+# `one_head_budget(T, lags, beta_c)` returning `(count, beta)`, an integer and a number;
+# for `T = 128`, lags {1, 2, 3}, `beta_c = 100` it is the chapter's example, checked first,
+# then eight cases drawn afresh (four consecutive `T` for one lag set, so every residue
+# modulo `K`). The checker tests `beta` by running Proposition 1 beside the network.
 #
 # Offsets `0, K, 2K, ...` from `T` down to `kmax + 1`: `floor((T - kmax - 1) / K) + 1 = 42` of
 # 125 at `T = 128`; balanced classes make the network Proposition 1 with `beta = K beta_c =

@@ -1,30 +1,52 @@
 """Chapter 2 checkers: what each one calls solved, and the answers that must not pass.
 
-| id | what is checked (solved means) | cheats tried (each a test below) |
+Every answer goes through the real protocol (``checking.verdict``): pickled, run in a
+worker, judged in the judge process.
+
+| id | what is checked (solved means) | wrong answers and cheats tried (each a test below) |
 |---|---|---|
-| 2.1 | `build(V)` for V = 1, 2, 3, 4, 11, 40, 64, 100, 257, 1000: 0 layers, an all-zero pos_emb, at most 3 V other parameters (counted on a float64 copy of the arrays as given, lists included), and every token is repeated (decided by one prompt per token: with no layers and no positions nothing else reaches the output), also over a windowed decode | tokens on a circle spaced for 64 (passed before: the sizes stopped at 40); an untied out_emb given as lists (6 V); a 2-D circle; a non-zero pos_emb; a zero layer |
-| 2.2 | the repeater at the same sizes with at most V non-zeros (`guard.budget`), and Hello World printed (message tokenizer, or one giving every symbol its own id) with at most 11 + 13 = 24 non-zeros, counted on a float64 copy that is also what runs | a pos_emb whose memory is zero but whose reads hold 143 non-zeros (passed before); a tokenizer giving every symbol one id, so that "printing" is 2 2 2 ... (passed before); 550 extra non-zeros in list-valued weights (the issue's cheat; the core counts lists since the framework change); one-hot up to 64 dimensions only (passed before); the dense repeater; the book's Hello World |
+| 2.1 | `build(V)` for the notebook's V = 1, 2, 3, 4, 11, 40, 64, 100, 257, 1000 and 2 sizes drawn afresh from 5..1000: 0 layers, an all-zero pos_emb, at most 3 V other parameters (counted on the plain copy of the arrays, lists included), and every token is repeated (one prompt per token, prompts drawn afresh: with no layers and no positions nothing else reaches the output), also over a windowed decode | tokens on a circle spaced for 64; an untied out_emb given as lists (6 V); a 2-D circle; a non-zero pos_emb; a zero layer |
+| 2.2 | the repeater at the same sizes with at most V non-zeros (`toolkit.budget`), and Hello World printed (message tokenizer, or one giving every symbol its own id) with at most 11 + 13 = 24 non-zeros | a pos_emb whose memory is zero but whose reads hold 143 non-zeros; a tokenizer giving every symbol one id, so that "printing" is 2 2 2 ...; 550 extra non-zeros in list-valued weights; one-hot up to 64 dimensions only; the dense repeater; the book's Hello World |
 | 2.3 | a trained (or any) program prints "Hello World!" then <eos> from <bos>; its size is reported; checker in taotp.exercises.training, tested in test_training_puzzles.py | untrained weights |
-| 2.4 | pos_emb all zero (one table, on the copy that runs) and 'Hel Word!' then `<eos>` from `<bos>` | a pos_emb whose memory is zero but whose reads are the book's positions (passed before); the book's program; two output rows swapped |
-| 2.5 | the same for 'Hello World!' | the same memory/reads cheat (passed before); the 2.4 program; the book's program |
-| 2.6 | the number 48 (a plain int or float, no subclass), or a program printing Hello World under RMSNorm with at most 48 parameters (`guard.budget`); no failure message names 48 | an int subclass whose == always says yes (passed before); 72, 24, 538, 807 and others, each with a hint that does not give the answer (the program path said "gives 48" before); the book's 72-parameter program; the same as lists |
-| 2.7 | every array entry of the copy that runs is an integer (layer-norm gamma and beta are not parameters, as in the book's count), and it prints Hello World with a tokenizer that spells it | memory rounded to integers, reads the book's floats (passed before); a tokenizer giving every symbol one id (passed before); the book's floats; two positions swapped |
-| 2.8 | every array entry > 0 (gamma and beta excluded, as stated), and it prints Hello World | memory positive, reads the book's signed floats (passed before); a tokenizer giving every symbol one id (passed before); the book's program; zeros |
+| 2.4 | pos_emb all zero (one table) and 'Hel Word!' then `<eos>` from `<bos>` | a pos_emb whose memory is zero but whose reads are the book's positions; the book's program; two output rows swapped |
+| 2.5 | the same for 'Hello World!' | the same memory/reads cheat; the 2.4 program; the book's program |
+| 2.6 | a number equal to the answer (a salted digest; -0.0 and 48.0 are canonicalised), or a program printing Hello World under RMSNorm whose count equals it; no failure message names the answer or says "more" / "fewer" | an int subclass whose == always says yes; 72, 24, 538, 807 and others, each with a hint that does not give the answer; the book's 72-parameter program; the same as lists |
+| 2.7 | every array entry of the copy that runs is an integer (layer-norm gamma and beta are not parameters, as in the book's count), and it prints Hello World with a tokenizer that spells it | memory rounded to integers, reads the book's floats; a tokenizer giving every symbol one id; the book's floats; two positions swapped |
+| 2.8 | every array entry > 0 (gamma and beta excluded, as stated), and it prints Hello World | memory positive, reads the book's signed floats; a tokenizer giving every symbol one id; the book's program; zeros |
+
+Red team (issue 17's classes of attack; each row is a test that must fail):
+
+| attack | puzzles | why it fails now |
+|---|---|---|
+| 1 oracle: a builder right only at the sizes the notebook names | 2.1, 2.2 | two vocabulary sizes and every prompt are drawn afresh on each check |
+| 1 oracle: bisect the answer with a loop of checks ("too high / too low") | 2.6 | every wrong number gets the same words (or a hint about its own slip), never a direction |
+| 2 answer in the source: read 2.6's count from the checker | 2.6 | only a salted digest is stored; no literal or formula of the count is in ch02.py |
+| 3 patch the checker in the kernel before the check (`ch02._expect_message`, `REPEATER_SIZES`, `count_params`) | 2.1, 2.4 | the checker runs in the judge, which imports the package afresh |
+| 3 patch the checker's helpers from the answer (`count_params`, `toolkit.budget`, `CheckResult.__bool__`) | 2.1 | the answer runs in a worker; the judge's modules are out of its reach |
+| 3 raise the judge's own time-up exception from the answer | 2.1 | it is the answer's own exception, reported |
+| 3 weights whose reads differ from their memory (array subclass) | 2.2, 2.4, 2.5, 2.7, 2.8 | the worker sends plain arrays; what is counted is what runs |
+| 6 probes that look at part of the space | - | none in Chapter 2: every token is put last in 2.1/2.2, every array entry is read in 2.7/2.8, and a Hello World program has one input |
+| 4, 5 | - | no training puzzle here (2.3 is judged in training.py), no timing |
 
 The contract every checker keeps (the reference passes, garbage is reported, loops
 are stopped) is tested once in test_checker_contract.py; the reference answers come
 from their one copy, the solutions notebook (``answer``).  The training harness of
 2.3 is tested at the end.
 """
+import io
+import re
 import time
+import tokenize
+from pathlib import Path
 
 import numpy as np
 import pytest
 
 import taotp
+from checking import SHORT, NeverArray, fails, never_names, passes, verdict
 from solutions import answer
-from taotp.exercises import ch02, check, registry
-from taotp.exercises.registry import checker
+from taotp.exercises import ch02, registry
+from taotp.exercises.toolkit import TimeUp
 from taotp.hello_world import ascii_tokenizer, hello_world_targets, message_tokenizer
 
 MSG = 'Hello World!'
@@ -41,26 +63,16 @@ def _nan_hello():
     return p
 
 
-class NeverArray:
-    def __array__(self, *args, **kwargs):
-        while True:
-            time.sleep(0.01)
-
-
 # garbage particular to Chapter 2's answers: broken programs and tokenizers
 EXTRA_GARBAGE = {pid: {
     'params with a NaN': _nan_hello(),
     '(params with a NaN, tokenizer)': (_nan_hello(), {'<bos>': 0}),
     'a tokenizer with a text id': (book_hello(), {'<bos>': 'a', '<eos>': 1}),
+    'a tokenizer with a bool id': (book_hello(), {**message_tokenizer(MSG), '<bos>': True}),
     'a tok_emb that is a number': {'tok_emb': 1},
     'a builder with a 3-D tok_emb': lambda v: {**book_hello(), 'tok_emb': np.zeros((v, 3, 1))},
     'a pos_emb of two tables': {**book_hello(), 'pos_emb': [np.zeros((13, 3)), np.zeros((14, 3))]},
 } for pid in CHECKED}
-
-
-def budgeted(puzzle, seconds=0.5):
-    """The puzzle's checker body under a short total budget (the real one is 30 s)."""
-    return checker(puzzle, budget=seconds)(registry()[puzzle].checker.__wrapped__)
 
 
 class Masked(np.ndarray):
@@ -109,22 +121,31 @@ def circle_of_64(vocab_size):         # right up to 64 tokens, then tokens t and
     return p
 
 
-def untied_lists(vocab_size):         # works, but 6 V parameters, hidden in lists
-    p = answer('2.1')(vocab_size)
-    p['out_emb'] = (2 * p['tok_emb']).tolist()
-    return p
+# Builders made from the reference take it as an argument: a test builder runs in the worker,
+# where reading the solutions notebook again would cost the builder's time.
+
+def untied_lists(build):              # works, but 6 V parameters, hidden in lists
+    def builder(vocab_size):
+        p = build(vocab_size)
+        p['out_emb'] = (2 * p['tok_emb']).tolist()
+        return p
+    return builder
 
 
-def repeater_with_pos(vocab_size):
-    p = answer('2.1')(vocab_size)
-    p['pos_emb'] = np.ones_like(p['pos_emb'])
-    return p
+def repeater_with_pos(build):
+    def builder(vocab_size):
+        p = build(vocab_size)
+        p['pos_emb'] = np.ones_like(p['pos_emb'])
+        return p
+    return builder
 
 
-def with_zero_layer(vocab_size):
-    p = answer('2.1')(vocab_size)
-    p['layers'] = [taotp.base_layer(1, 3, 0, 1)]
-    return p
+def with_zero_layer(build):
+    def builder(vocab_size):
+        p = build(vocab_size)
+        p['layers'] = [taotp.base_layer(1, 3, 0, 1)]
+        return p
+    return builder
 
 
 # ----------------------------------------------------------------------------- 2.2
@@ -136,7 +157,7 @@ def masked_positions_hello():         # memory: zero pos_emb (11 non-zeros count
     return p
 
 
-def list_valued_extras():             # the issue's cheat: 550 non-zeros in list-valued weights
+def list_valued_extras():             # 550 non-zeros in list-valued weights
     p = onehot_hello()
     layer = taotp.base_layer(1, 11, 50, 1)
     layer['M1'] = np.ones((11, 50)).tolist()              # 550 non-zeros that change nothing:
@@ -205,10 +226,13 @@ def rms_program_as_lists():
 CHEATS = {
     '2.1 circle spaced for 64 tokens': ('2.1', lambda: circle_of_64,
                                         'vocab_size=100, prompt ['),
-    '2.1 untied out_emb as lists': ('2.1', lambda: untied_lists, 'the budget is 3 * vocab_size'),
+    '2.1 untied out_emb as lists': ('2.1', lambda: untied_lists(answer('2.1')),
+                                    'the budget is 3 * vocab_size'),
     '2.1 a 2-D circle': ('2.1', lambda: repeater_2d, 'vocab_size=3, prompt ['),
-    '2.1 non-zero pos_emb': ('2.1', lambda: repeater_with_pos, 'pos_emb must be all zero'),
-    '2.1 a zero layer': ('2.1', lambda: with_zero_layer, '1 layers; at most 0 allowed'),
+    '2.1 non-zero pos_emb': ('2.1', lambda: repeater_with_pos(answer('2.1')),
+                             'pos_emb must be all zero'),
+    '2.1 a zero layer': ('2.1', lambda: with_zero_layer(answer('2.1')),
+                         '1 layers; at most 0 allowed'),
     '2.2 masked positions': ('2.2', lambda: (answer('2.2')[0], masked_positions_hello()),
                              "printed '<bos><bos>"),
     '2.2 one id for every symbol': ('2.2', lambda: (answer('2.2')[0], degenerate()),
@@ -218,8 +242,8 @@ CHEATS = {
     '2.2 one-hot up to 64 dimensions': ('2.2', lambda: (onehot_up_to_64, answer('2.2')[1]),
                                         'vocab_size=100, prompt ['),
     '2.2 the dense repeater': ('2.2', lambda: (answer('2.1'), answer('2.7')),
-                               'vocab_size=1 is over the budget: 2 non-zero parameters; at most '
-                               '1 allowed'),
+                               'vocab_size=1 returned is over the budget: 2 non-zero '
+                               'parameters; at most 1 allowed'),
     '2.2 the book\'s Hello World': ('2.2', lambda: (answer('2.2')[0], book_hello()),
                                     '71 non-zero parameters; at most 24 allowed'),
     '2.4 masked positions': ('2.4', lambda: masked_book('Hel Word!'), "printed '"),
@@ -231,14 +255,18 @@ CHEATS = {
     '2.5 the 2.4 program': ('2.5', lambda: answer('2.4'),
                             "printed 'Helo Wrd!<eos>'; expected 'Hello World!' then <eos>"),
     '2.5 the book\'s program': ('2.5', book_hello, 'pos_emb must be all zero'),
-    '2.6 an int that equals everything': ('2.6', lambda: AlwaysEqual(7), 'got AlwaysEqual'),
+    '2.6 an int that equals everything': ('2.6', lambda: AlwaysEqual(7), '7 is not it'),
     '2.6 72': ('2.6', lambda: 72, 'layer-norm count'),
     '2.6 24': ('2.6', lambda: 24, 'only two symbols'),
     '2.6 538': ('2.6', lambda: 538, 'ASCII tokenizer'),
     '2.6 807': ('2.6', lambda: 807, 'ASCII tokenizer'),
     '2.6 47': ('2.6', lambda: 47, 'smallest d_model'),
-    '2.6 the book\'s program': ('2.6', book_hello, 'but has 72 parameters (d_model 3)'),
-    '2.6 the book\'s program as lists': ('2.6', rms_program_as_lists, 'but has 72 parameters'),
+    '2.6 text': ('2.6', lambda: '48', 'expected a number of parameters'),
+    '2.6 the book\'s program': ('2.6', book_hello, 'with 72 parameters (11 tokens, 13 positions, '
+                                                   'd_model 3), which is not the smallest'),
+    '2.6 the book\'s program as lists': ('2.6', rms_program_as_lists, 'with 72 parameters'),
+    '2.6 the ASCII program': ('2.6', lambda: taotp.build_hello_world_transformer(MSG, 'ascii'),
+                              'the question counts with the message tokenizer'),
     '2.7 rounded memory': ('2.7', rounded_memory, "printed '"),
     '2.7 one id for every symbol': ('2.7', degenerate, 'the same id 2'),
     '2.7 the book\'s floats': ('2.7', book_hello, 'tok_emb[0, 0] = 1.22'),
@@ -254,53 +282,49 @@ CHEATS = {
 @pytest.mark.parametrize('label', CHEATS)
 def test_cheats_and_wrong_answers_fail_with_a_message(label):
     puzzle, make, words = CHEATS[label]
-    result = check(puzzle, make())
-    assert not result, label
-    assert words in result.message, result.message
+    fails(puzzle, make(), words)
 
 
 def test_no_failure_message_of_2_6_gives_the_answer():
-    for wrong in (72, 24, 538, 807, 47, 49, 96, 0, -1, 47.5, book_hello()):
-        result = check('2.6', wrong)
-        assert not result and '48' not in result.message, (wrong, result.message)
+    for wrong in (72, 24, 538, 807, 47, 49, 96, 0, -1, 47.5, -0.0, float('nan'), True,
+                  book_hello()):
+        never_names(fails('2.6', wrong), '48')
 
 
 def test_other_correct_forms_pass():
-    assert check('2.4', (answer('2.4'), message_tokenizer('Hel Word!')))
-    assert check('2.6', 48) and check('2.6', 48.0) and check('2.6', np.int64(48))
-    assert check('2.7', (answer('2.7'), message_tokenizer(MSG)))
+    passes('2.4', (answer('2.4'), message_tokenizer('Hel Word!')))
+    for form in (48, 48.0, np.int64(48), np.float32(48)):
+        passes('2.6', form, 'salted digest')
+    passes('2.7', (answer('2.7'), message_tokenizer(MSG)))
     p, tok = taotp.build_hello_world_transformer(MSG, 'ascii')     # <bos> and <eos> share id 0
     p['tok_emb'] = p['out_emb'] = p['tok_emb'] + 2
     p['pos_emb'] = p['pos_emb'] + 2e6
-    assert check('2.8', (p, tok))
+    passes('2.8', (p, tok))
 
 
 def test_wrong_symbol_is_named():
     p, _ = taotp.build_hello_world_transformer('Hello Wxrld!', 'ascii')
-    result = check('2.7', (np.round(p['tok_emb']), ascii_tokenizer()))
-    assert not result
+    fails('2.7', (np.round(p['tok_emb']), ascii_tokenizer()))
     p, tok = taotp.build_hello_world_transformer('Hellx World!', 'ascii')
     p['tok_emb'] = p['out_emb'] = p['tok_emb'] + 2
     p['pos_emb'] = p['pos_emb'] + 2e6
-    result = check('2.8', (p, tok))
-    assert not result and "printed 'Hellx World!<bos>'" in result.message \
-        and 'position 4' in result.message
+    fails('2.8', (p, tok), "printed 'Hellx World!<bos>'", 'position 4')
 
 
 @pytest.mark.parametrize('puzzle', CHECKED)
-def test_arrays_that_never_convert_are_stopped_by_the_budget(puzzle):
+def test_arrays_that_never_convert_are_stopped(puzzle):
     never = {**book_hello(), 'tok_emb': NeverArray()}
     value = (lambda v: never, never) if puzzle == '2.2' else \
         (lambda v: never) if puzzle == '2.1' else never
     start = time.perf_counter()
-    result = budgeted(puzzle)(value)
-    assert not result and 'budget' in result.message
-    assert time.perf_counter() - start < 3
+    result = verdict(puzzle, value, call_seconds=SHORT)
+    assert not result.passed and 'took longer than' in result.message, result.message
+    assert time.perf_counter() - start < 5
 
 
 def test_options_are_refused():
-    result = check('2.6', 48, per_size=1)
-    assert not result and "unexpected keyword argument 'per_size'" in result.message
+    result = verdict('2.6', 48, per_size=1)
+    assert not result.passed and "puzzle 2.6 has no option 'per_size'" in result.message
 
 
 def test_kinds():
@@ -309,6 +333,90 @@ def test_kinds():
     assert kinds == {'2.1': 'checked', '2.2': 'checked', '2.3': 'checked', '2.4': 'checked',
                      '2.5': 'checked', '2.6': 'checked', '2.7': 'checked', '2.8': 'checked'}
     assert sorted(k for k, kind in kinds.items() if kind == 'checked') == CHECKED
+
+
+# ----------------------------------------------------------------------------- red team
+
+def only_the_named_sizes(build):
+    """Right at the sizes the notebook names, a 2-D circle (two outputs) everywhere else."""
+    def builder(vocab_size):
+        if vocab_size in (1, 2, 3, 4, 11, 40, 64, 100, 257, 1000):
+            return build(vocab_size)
+        return repeater_2d(vocab_size)
+    return builder
+
+
+def only_the_named_sparse_sizes(build):
+    """Right at the sizes the notebook names; elsewhere the last token shares token 0's row."""
+    def builder(vocab_size):
+        if vocab_size in (1, 2, 3, 4, 11, 40, 64, 100, 257, 1000):
+            return build(vocab_size)
+        p = taotp.base_params(vocab_size, 4, vocab_size)
+        p['tok_emb'] = p['out_emb'] = np.eye(vocab_size)[np.r_[np.arange(vocab_size - 1), 0]]
+        return p
+    return builder
+
+
+@pytest.mark.parametrize('puzzle, make', [
+    ('2.1', lambda: only_the_named_sizes(answer('2.1'))),
+    ('2.2', lambda: (only_the_named_sparse_sizes(answer('2.2')[0]), answer('2.2')[1])),
+])
+def test_1_a_builder_right_only_at_the_named_sizes_fails(puzzle, make):
+    fails(puzzle, make(), 'a size drawn afresh for this check')
+
+
+def test_1_wrong_counts_get_no_direction():
+    """Bisecting 2.6 with a loop of checks: every plain wrong number gets the same words."""
+    texts = {fails('2.6', n).message.replace(str(n), 'N', 1) for n in (1, 30, 47, 49, 60, 1000)}
+    assert len(texts) == 1, texts
+    assert not re.search(r'\b(more|fewer|larger|smaller than|too (high|low|big|small))\b',
+                         texts.pop())
+
+
+def test_2_the_answer_of_2_6_is_not_in_the_source():
+    source = Path(ch02.__file__).read_text()
+    numbers = {tok.string for tok in tokenize.generate_tokens(io.StringIO(source).readline)
+               if tok.type == tokenize.NUMBER}
+    assert '48' not in numbers and not re.search(r'2 \* \(VOCAB \+ BLOCK\)', source)
+    assert re.fullmatch(r'[0-9a-f]{64}', ch02.DIGEST_2_6)
+
+
+def test_3_patching_the_checker_in_the_kernel_changes_nothing(monkeypatch):
+    monkeypatch.setattr(ch02, '_expect_message', lambda *args, **kwargs: None)
+    monkeypatch.setattr(ch02, 'REPEATER_SIZES', (1, 2))
+    monkeypatch.setattr(ch02, 'count_params', lambda params: {'n_params': 0, 'pos_emb': 0})
+    monkeypatch.setattr(taotp.decoding, 'decode', lambda *args, **kwargs: np.arange(11))
+    fails('2.4', swapped_rows(), 'first difference at output position 5')
+    fails('2.1', repeater_2d, 'vocab_size=3, prompt [')
+    fails('2.1', untied_lists(answer('2.1')), 'the budget is 3 * vocab_size')
+
+
+def patching(build):
+    """Patches, in its own process, every helper the old checker counted and judged with."""
+    lists = untied_lists(build)
+
+    def builder(vocab_size):
+        import taotp.exercises.ch02 as mine
+        import taotp.exercises.toolkit as kit
+        from taotp.exercises.result import CheckResult
+        mine.count_params = lambda params: {'n_params': 0, 'pos_emb': 0}
+        kit.budget = lambda *args, **kwargs: {}
+        CheckResult.__bool__ = lambda self: True
+        return lists(vocab_size)
+    return builder
+
+
+def test_3_patching_from_the_answer_changes_nothing():
+    result = fails('2.1', patching(answer('2.1')), 'the budget is 3 * vocab_size')
+    assert not result
+
+
+def raise_time_up(*args, **kwargs):
+    raise TimeUp()
+
+
+def test_3_a_forged_time_up_is_the_answers_own_exception():
+    fails('2.1', raise_time_up, 'TimeUp', 'vocab_size=1')
 
 
 # ----------------------------------------------------------------------------- 2.3's harness

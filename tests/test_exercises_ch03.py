@@ -1,39 +1,58 @@
 """Chapter 3 checkers: what each one calls solved, and the answers that must not pass.
 
-| id | what is checked (solved means) | cheats tried (each a test below) |
-|---|---|---|
-| 3.1 | a trained (or any) program answers the seeded table behind 1,100 random and 1,100 key-cut prefixes drawn from a hash of the answer, >= 99 % each; a greedy prefix search is reported, not judged; checker in taotp.exercises.training, tested in test_training_puzzles.py | untrained weights; a program of the wrong vocabulary |
-| 3.3, 3.4, 3.5, 3.8, 3.9, 3.10 | no checker (proofs, experiments, questions; worked answers in the solutions notebook) | - |
-| 3.2 | `build(ks, vs, V, B, l)` on 5 seeded tables (keys of 1 to 6 tokens, vocabularies 30 to 100, one of 64): one layer (`guard.budget`), at least 99 % of the keys right behind random prefixes of every length 0 to 6 and behind prefixes cut from other keys, and concatenation: the directions in which two key positions move the last position's stream are orthogonal (largest cosine <= 0.1); no options | `threshold=0.0` with a 2 %-accurate builder (passed before, marked relaxed; now refused); the book's hash builder at tok_dims 100 (passed before: 100 % right, but a hash); random slots of 32 dimensions (the old reference; passed before, 91.7 % on a new table); a narrow untied hash; two layers; a half-built dict, NaN weights, the wrong vocabulary |
-| 3.6 | a builder with the book's arguments that keeps the book's token embeddings and hash layer (the same rng draws, 1 layer, 5 heads, d_model 33, no MLP: `guard.budget` and a comparison with the book's program for the same seed) and beats the book's out_emb by 2 points (mean of 3 seeds, 1,000 entries); no options | the book's builder at twice the token width (passed before); `gain=-1` (passed before, marked relaxed; now refused); the book's builder with a lucky seed of its own (passed before: +2.5 points without any idea); an MLP added (passed before); the book's own builder |
-| 3.7 | `build(ks, vs, V, B)` on 4 seeded tables (keys of 1 to 5 tokens): every key right under PostLN behind random prefixes of every length 0 to 6 and behind prefixes cut from other keys; no options | the untied book builder (built for PreLN); a program without the cleanup; `seconds=` (now refused); garbage builders |
-| 3.11 | a table of distinct keys that no additive score sum_p A_p[v, k_p] separates (an LP, scipy), and `smallest` = 4 as a plain int; failure messages do not give the number | an int subclass whose != says equal (passed before); smallest 3 and 5 (the message gave 4 away before); a separable table; garbage tables |
+Every answer goes through the real protocol (``checking.verdict``): pickled, run in a
+worker, judged in the judge process.  Each checker first runs the one table the exercises
+notebook shows (visible), then tables drawn afresh on each check from new seeds (hidden);
+a NOT YET names the table's seed (``ch03.lookup_case`` rebuilds it), never an expected
+value.
 
-Not preventable by a deterministic checker: a builder that recognises the checker's seeded
-tables and returns hand-made programs for them.
+| id | what is checked (solved means) | wrong answers and cheats tried (each a test below) |
+|---|---|---|
+| 3.1 | a trained (or any) program answers the table behind random and key-cut prefixes; checker in taotp.exercises.training, tested in test_training_puzzles.py | untrained weights; a program of the wrong vocabulary |
+| 3.3, 3.4, 3.5, 3.8, 3.9, 3.10 | no checker (proofs, experiments, questions; worked answers in the solutions notebook) | - |
+| 3.2 | `build(ks, vs, V, B, l)` on the notebook's table `lookup_case(20, 2, 200, seed=32)` and 5 tables drawn afresh (keys of 1, 2, 3, 5, 6 tokens, vocabularies 40 to 200): one layer (`toolkit.budget`), at least 99 % of the keys right behind random prefixes of every length 0 to 6 and behind prefixes cut from other keys, and concatenation: the directions in which two key positions move the last position's stream are orthogonal (largest cosine <= 0.1; 40 tokens drawn afresh from the whole vocabulary at each key position of a random key behind a random prefix); no options | `threshold=0.0` with a 2 %-accurate builder; the book's hash builder at tok_dims 100 (100 % right, but a hash); the package's universal lookup of Chapter 12 (exact, but a hash); a narrow untied hash; two layers; a half-built dict, NaN weights, the wrong vocabulary |
+| 3.6 | a builder with the book's arguments that keeps the book's token embeddings and hash layer (1 layer, 5 heads, d_model 33, no MLP, equal to the book's program for the same rng) and beats the book's out_emb by 2 points on the same fresh queries, on the notebook's table `lookup_case(1000, 5, 1000, seed=36)` with rng seed 0, then on a fresh 1,000-entry table (mean of 3 fresh rng seeds); no options | the book's builder at twice the token width; `gain=-1`; the book's builder with a lucky seed of its own; an MLP added; the book's own builder |
+| 3.7 | `build(ks, vs, V, B)` on the notebook's table `lookup_case(30, 3, 12, seed=37)` and 4 tables drawn afresh (keys of 1 to 5 tokens): every key right under PostLN behind random prefixes of every length 0 to 6 and behind prefixes cut from other keys; no options | the untied book builder (built for PreLN); a program without the cleanup; `seconds=`; garbage builders |
+| 3.11 | a table of distinct keys that no additive score sum_p A_p[v, k_p] separates (an LP, scipy), and `smallest` equal to the least size (a salted digest) as a plain int; failure messages neither give the number nor say "more" or "fewer" | an int subclass whose != says equal; wrong sizes; a separable table; garbage tables |
+
+Red team (issue 17's classes of attack; each row is a test that must fail):
+
+| attack | puzzles | why it fails now |
+|---|---|---|
+| 1 oracle: a builder that recognises the checker's old seeded tables and the notebook's tables and is right only on them | 3.2, 3.6, 3.7 | after the notebook's table, every table (and every prefix and rng seed) is drawn from a fresh seed on every check |
+| 1 oracle: bisect the least size of 3.11 with a loop of checks | 3.11 | every wrong size gets the same words, never a direction |
+| 2 answer in the source: read 3.11's least size from the checker | 3.11 | only a salted digest is stored (no `SMALLEST`, no comment giving it) |
+| 3 patch the checker in the kernel before the check (`key_position_overlap`, `SEPARATE`, `GAIN`, `SPEC_3_6`) | 3.2, 3.6 | the checker runs in the judge, which imports the package afresh |
+| 3 poison the checker's tables and the book's program from the builder (the cached 3.6 table and reference, `GAIN`) | 3.6 | the builder runs in a worker; nothing is cached, the judge computes the book's score itself |
+| 3 patch the structure probe from the builder | 3.2 | the same |
+| 6 a program that concatenates only the tokens the probe used to try (0..23 and the probed key's own tokens) and hashes the rest into shared dimensions | 3.2 | the probe tries 40 tokens drawn afresh from the whole vocabulary, on a random key |
+| 6 extra dimensions appended to the book's program | 3.6 | the program must equal the book's (shapes included) and fit d_model 33 |
+| 4, 5 | - | 3.1 is judged in training.py; no timing here |
 
 The contract every checker keeps (the reference from solutions/03_lookup_table.py passes,
 shared garbage and ``EXTRA_GARBAGE`` below are reported, loops are stopped) is tested once
 for all chapters in tests/test_checker_contract.py.
 """
+import io
+import re
+import tokenize
+from pathlib import Path
+
 import numpy as np
 import pytest
 
 import taotp
+from checking import fails, passes, verdict
 from solutions import answer
-from taotp.exercises import check, registry
-from taotp.exercises.ch03 import PUZZLES, SPEC_3_6, TABLES_3_2, _tables, additive_separable, \
-    check_3_2, check_3_6, check_3_7, check_3_11, key_position_overlap
+from taotp.exercises import ch03, registry
+from taotp.exercises.ch03 import PUZZLES, additive_separable, key_position_overlap, lookup_case
 
 
-def tied(ks, vs, vocab_size, block_size):
-    """The 3.7 reference (the PreLN tied builder)."""
-    return answer('3.7')(ks, vs, vocab_size, block_size)
-
+# Builders made from a reference take it as an argument: a test builder runs in the worker,
+# where reading the solutions notebook again would cost the builder's time.
 
 def with_nan(ks, vs, vocab_size, block_size, *rest):
-    params = tied(ks, vs, vocab_size, block_size)
-    params['tok_emb'] = params['tok_emb'].copy()
+    params = taotp.build_untied_transformer(ks, vs, vocab_size, block_size, ks.shape[1], 10)
     params['tok_emb'][0, 0] = np.nan
     return params
 
@@ -43,13 +62,13 @@ def half_built(*args):
 
 
 def wrong_vocab(ks, vs, vocab_size, block_size, *rest):
-    return tied(np.array([[0]]), np.array([0]), 3, block_size)
+    return taotp.build_untied_transformer(np.array([[0]]), np.array([0]), 3, block_size, 1, 4)
 
 
 GARBAGE_3_11 = {
     'xor as a word': ('xor', 'got str'),
     'keys only': ({'ks': [[0, 0]]}, "got ['ks']"),
-    'text keys': ({'ks': 'ab', 'vs': [0], 'smallest': 4}, "answer['ks'] must be numeric"),
+    'text keys': ({'ks': 'ab', 'vs': [0], 'smallest': 4}, "answer['ks'] must be"),
     'flat keys': ({'ks': [0, 1], 'vs': [0, 1], 'smallest': 4},
                   'must have shape (n_entries, key_len)'),
     'too few values': ({'ks': [[0, 0], [1, 1]], 'vs': [0], 'smallest': 4},
@@ -62,6 +81,8 @@ GARBAGE_3_11 = {
     'a huge vocabulary': ({'ks': [[0, 99]], 'vs': [500], 'smallest': 4}, 'too large to check'),
     'smallest as a word': ({'ks': [[0, 0], [0, 1], [1, 0], [1, 1]], 'vs': [0, 1, 1, 0],
                             'smallest': 'four'}, "answer['smallest'] must be a plain int"),
+    'smallest as a bool': ({'ks': [[0, 0], [0, 1], [1, 0], [1, 1]], 'vs': [0, 1, 1, 0],
+                            'smallest': True}, "answer['smallest'] must be a plain int"),
 }
 GARBAGE_BUILDERS = {
     'a builder returning a half-built dict': (half_built, 'missing'),
@@ -75,12 +96,6 @@ EXTRA_GARBAGE = {
 }
 
 
-@pytest.fixture(autouse=True, scope='module')
-def solutions_read_first():
-    """Read the solutions notebook before any check runs (not inside a builder's time limit)."""
-    answer('3.2')
-
-
 def test_catalogue():
     ids = [p.id for p in PUZZLES]
     assert ids == [f'3.{i}' for i in range(1, 12)]
@@ -89,76 +104,62 @@ def test_catalogue():
     assert all(registry()[i].kind == kinds[i] for i in ids)
 
 
+def test_lookup_case_rebuilds_a_named_table():
+    ks, vs = lookup_case(40, 3, 160, 12345)
+    again = lookup_case(40, 3, 160, 12345)
+    assert ks.shape == (40, 3) and np.array_equal(ks, again[0]) and np.array_equal(vs, again[1])
+
+
 # ----------------------------------------------------------------------------- 3.2
 
-def random_slots(ks, vs, vocab_size, block_size, prefix_len, width=32):
-    """Concatenation with random 32-dimensional slot contents (an earlier reference)."""
-    L = taotp.Layout([(f'slot{p}', width) for p in range(prefix_len)] + [('pos', 3)])
-    params = taotp.base_params(vocab_size, block_size, L.d_model)
-    params['pos_emb'][:, L['pos']] = taotp.pos_enc_3d_array(block_size)
-    rng = np.random.default_rng(0)
-    params['tok_emb'][:, L['slot0']] = taotp.layer_norm(rng.normal(size=(vocab_size, width)))
-    layer = taotp.base_layer(prefix_len, L.d_model, 0, 3)
-    layer['V'] = np.zeros((prefix_len, L.d_model, width))
-    layer['P'] = np.zeros((prefix_len, L.d_model, width))
-    for h in range(1, prefix_len):
-        layer['Q'][h, L['pos']] = taotp.blocks.harden(taotp.shift_matrix(-h, block_size))
-        layer['K'][h, L['pos']] = np.eye(3)
-        layer['V'][h, L['slot0']] = layer['P'][h, L[f'slot{h}']] = np.eye(width)
-    params['layers'].append(layer)
-    final = taotp.layer_norm(taotp.trace(ks, params).final[:, -1])
-    final[:, L['pos']] = 0
-    params['out_emb'] = np.zeros((vocab_size, L.d_model))
-    np.add.at(params['out_emb'], vs, final)
-    return params
+def two_layers(build):
+    def builder(ks, vs, V, B, l):
+        params = build(ks, vs, V, B, l)
+        params['layers'].append(taotp.base_layer(1, params['tok_emb'].shape[1], 0, 2))
+        return params
+    return builder
 
 
-def two_layers(ks, vs, V, B, l):
-    params = answer('3.2')(ks, vs, V, B, l)
-    params['layers'].append(taotp.base_layer(1, params['tok_emb'].shape[1], 0, 2))
-    return params
-
-
-def two_percent(ks, vs, V, B, l):
+def two_percent(build):
     """Right on the first key of each table only."""
-    params = answer('3.2')(ks[:1], vs[:1], V, B, l)
-    return params
+    def builder(ks, vs, V, B, l):
+        return build(ks[:1], vs[:1], V, B, l)
+    return builder
 
 
 CHEATS_3_2 = {
     'the book\'s hash at tok_dims 100':
         (lambda: lambda ks, vs, V, B, l: taotp.build_untied_transformer(ks, vs, V, B, l, 100),
          'a hash sums the key positions into the same dimensions'),
-    'random slots of 32 dimensions': (lambda: random_slots,
-                                      '60 entries, keys of 2, vocab 64, every key'),
     'a narrow hash': (lambda: lambda ks, vs, V, B, l: taotp.build_untied_transformer(
-        ks, vs, V, B, l, 4), 'e.g. behind a random 0-token prefix, input ['),
-    'two layers': (lambda: two_layers, '2 layers; at most 1 allowed'),
+        ks, vs, V, B, l, 4), 'input ['),
+    'two layers': (lambda: two_layers(answer('3.2')), '2 layers; at most 1 allowed'),
+    'the package\'s universal lookup (Chapter 12)':
+        (lambda: lambda ks, vs, V, B, l: taotp.lookup.universal.build_universal_lookup_transformer(
+            ks, vs, V, B), 'shared directions'),
 }
 
 
 @pytest.mark.parametrize('label', CHEATS_3_2)
 def test_3_2_cheats_fail(label):
     make, words = CHEATS_3_2[label]
-    result = check('3.2', make())
-    assert not result, label
-    assert words in result.message, result.message
+    fails('3.2', make(), words, 'lookup_case(')
 
 
 def test_3_2_accepts_no_threshold():
-    result = check('3.2', two_percent, threshold=0.0)
-    assert not result and "unexpected keyword argument 'threshold'" in result.message
-    assert not check('3.2', two_percent)
+    result = verdict('3.2', two_percent(answer('3.2')), threshold=0.0)
+    assert not result.passed and "puzzle 3.2 has no option 'threshold'" in result.message
+    fails('3.2', two_percent(answer('3.2')), 'your answer gave')
 
 
 def test_key_positions_of_the_reference_are_separate_and_a_hash_shares_them():
-    name, ks, vs, vocab, block = _tables(TABLES_3_2)[1]
-    prefix = np.zeros(block - ks.shape[1], dtype=int)
-    ours = answer('3.2')(ks, vs, vocab, block, ks.shape[1])
-    assert key_position_overlap(ours, ks[0], prefix, vocab)[0] < 1e-9
+    ks, vs = lookup_case(100, 5, 100, 1)
+    prefix, tokens = np.zeros(6, dtype=int), np.random.default_rng(0).choice(100, 40, False)
+    ours = answer('3.2')(ks, vs, 100, 11, 5)
+    assert key_position_overlap(ours, ks[0], prefix, tokens)[0] < 1e-9
     for width in (30, 100):
-        book = taotp.build_untied_transformer(ks, vs, vocab, block, ks.shape[1], width)
-        assert key_position_overlap(book, ks[0], prefix, vocab)[0] > 0.25
+        book = taotp.build_untied_transformer(ks, vs, 100, 11, 5, width)
+        assert key_position_overlap(book, ks[0], prefix, tokens)[0] > 0.25
 
 
 # ----------------------------------------------------------------------------- 3.6
@@ -170,12 +171,14 @@ def book_at(tok_dims=None, seed=None):
     return build
 
 
-def with_mlp(ks, vs, vocab, block, key_len, tok_dims, rng=None):
-    params = answer('3.6')(ks, vs, vocab, block, key_len, tok_dims, rng)
-    layer = params['layers'][0]
-    d = params['tok_emb'].shape[1]
-    layer.update(M1=np.zeros((d, 4)), b1=np.zeros(4), M2=np.zeros((4, d)))
-    return params
+def with_mlp(build):
+    def builder(ks, vs, vocab, block, key_len, tok_dims, rng=None):
+        params = build(ks, vs, vocab, block, key_len, tok_dims, rng)
+        layer = params['layers'][0]
+        d = params['tok_emb'].shape[1]
+        layer.update(M1=np.zeros((d, 4)), b1=np.zeros(4), M2=np.zeros((4, d)))
+        return params
+    return builder
 
 
 CHEATS_3_6 = {
@@ -183,27 +186,27 @@ CHEATS_3_6 = {
                                                '63 d_model; at most 33 allowed'),
     'the book\'s builder with a lucky seed of its own': (lambda: book_at(seed=103),
                                                          'your tok_emb differs from the book'),
-    'an MLP added': (lambda: with_mlp, 'MLP width (d_ff) in a layer; at most 0 allowed'),
+    'an MLP added': (lambda: with_mlp(answer('3.6')),
+                     'MLP width (d_ff) in a layer; at most 0 allowed'),
     'the book\'s own builder': (lambda: taotp.build_untied_transformer,
-                                "expected at least the book's"),
+                                'more is needed'),
 }
 
 
 @pytest.mark.parametrize('label', CHEATS_3_6)
 def test_3_6_cheats_fail(label):
     make, words = CHEATS_3_6[label]
-    result = check('3.6', make())
-    assert not result, label
-    assert words in result.message, result.message
+    fails('3.6', make(), words, 'lookup_case(1000, 5, 1000, seed=')
 
 
 def test_3_6_accepts_no_gain():
-    result = check('3.6', taotp.build_untied_transformer, gain=-1)
-    assert not result and "unexpected keyword argument 'gain'" in result.message
+    result = verdict('3.6', taotp.build_untied_transformer, gain=-1)
+    assert not result.passed and "puzzle 3.6 has no option 'gain'" in result.message
 
 
 def test_3_6_spec_is_the_books_experiment():
-    assert SPEC_3_6['tok_dims'] + 3 == 33 and SPEC_3_6['n'] == SPEC_3_6['vocab'] == 1000
+    spec = ch03.SPEC_3_6
+    assert spec['tok_dims'] + 3 == 33 and spec['n'] == spec['vocab'] == 1000
 
 
 # ----------------------------------------------------------------------------- 3.7
@@ -212,32 +215,35 @@ def untied_for_preln(ks, vs, vocab_size, block_size):
     return taotp.build_untied_transformer(ks, vs, vocab_size, block_size, ks.shape[1], 30)
 
 
-def without_cleanup(ks, vs, vocab_size, block_size):
-    params = tied(ks, vs, vocab_size, block_size)
-    params['layers'][0]['P'][0] += np.eye(params['layers'][0]['P'].shape[1])
-    return params
+def without_cleanup(build):
+    def builder(ks, vs, vocab_size, block_size):
+        params = build(ks, vs, vocab_size, block_size)
+        params['layers'][0]['P'][0] += np.eye(params['layers'][0]['P'].shape[1])
+        return params
+    return builder
 
 
 CHEATS_3_7 = {
     'the untied builder, made for PreLN': (lambda: untied_for_preln, 'PostLN forward'),
-    'no cleanup': (lambda: without_cleanup, 'PostLN forward, a key behind'),
+    'no cleanup': (lambda: without_cleanup(answer('3.7')), 'PostLN forward, the key behind'),
 }
 
 
 @pytest.mark.parametrize('label', CHEATS_3_7)
 def test_3_7_cheats_fail(label):
     make, words = CHEATS_3_7[label]
-    result = check('3.7', make())
-    assert not result, label
-    assert words in result.message and 'input [' in result.message, result.message
+    fails('3.7', make(), words, 'input [', 'lookup_case(')
 
 
 def test_3_7_accepts_no_options():
-    result = check('3.7', tied, seconds=1000)
-    assert not result and "unexpected keyword argument 'seconds'" in result.message
+    result = verdict('3.7', answer('3.7'), seconds=1000)
+    assert not result.passed and "puzzle 3.7 has no option 'seconds'" in result.message
 
 
 # ----------------------------------------------------------------------------- 3.11
+
+XOR = {'ks': [[0, 0], [0, 1], [1, 0], [1, 1]], 'vs': [0, 1, 1, 0]}
+
 
 class SaysFour(int):
     def __ne__(self, other):
@@ -249,28 +255,31 @@ class SaysFour(int):
     __hash__ = int.__hash__
 
 
-def test_3_11_an_int_that_pretends_fails():
-    result = check_3_11({**answer('3.11'), 'smallest': SaysFour(7)})
-    assert not result and 'must be a plain int' in result.message
+def test_3_11_an_int_that_pretends_is_read_as_its_value():
+    fails('3.11', {**XOR, 'smallest': SaysFour(7)}, '7 is not the least')
 
 
-@pytest.mark.parametrize('smallest', [1, 3, 5, 6])
+def test_3_11_other_forms_pass():
+    passes('3.11', {**XOR, 'smallest': np.int64(answer('3.11')['smallest'])}, 'salted digest')
+    passes('3.11', {'ks': np.array([[5, 0, 0], [5, 0, 1], [5, 1, 0], [5, 1, 1]]),
+                    'vs': [2, 3, 3, 2], 'smallest': answer('3.11')['smallest']})
+
+
+@pytest.mark.parametrize('smallest', [1, 2, 3, 5, 6, 100, -4, 0])
 def test_3_11_wrong_smallest_fails_without_giving_the_answer(smallest):
-    result = check_3_11({**answer('3.11'), 'smallest': smallest})
-    assert not result and f'{smallest}' in result.message
-    assert '4' not in result.message.replace(str(answer('3.11')['ks']), ''), result.message
+    result = fails('3.11', {**XOR, 'smallest': smallest}, f'{smallest} is not the least')
+    rest = result.message.replace(str(XOR['ks']), '').replace(f' {smallest} ', ' ')
+    assert not re.search(r'\b4\b', rest), result.message
 
 
 def test_3_11_separable_table_fails():
-    result = check_3_11({'ks': [[0, 0], [0, 1], [1, 0]], 'vs': [0, 1, 1], 'smallest': 4})
-    assert not result
-    assert '[[0, 0], [0, 1], [1, 0]] -> [0, 1, 1]' in result.message
-    assert 'can hold this table' in result.message
+    fails('3.11', {'ks': [[0, 0], [0, 1], [1, 0]], 'vs': [0, 1, 1], 'smallest': 4},
+          '[[0, 0], [0, 1], [1, 0]] -> [0, 1, 1]', 'can hold this table')
 
 
 def test_3_11_accepts_no_options():
-    result = check('3.11', answer('3.11'), max_vars=10 ** 9)
-    assert not result and "unexpected keyword argument 'max_vars'" in result.message
+    result = verdict('3.11', answer('3.11'), max_vars=10 ** 9)
+    assert not result.passed and "puzzle 3.11 has no option 'max_vars'" in result.message
 
 
 def test_additive_separable_helper():
@@ -290,20 +299,143 @@ def test_tied_builder_really_fails_on_xor():
 
 # ----------------------------------------------------------------------------- messages
 
-@pytest.mark.parametrize('check', [check_3_2, check_3_7], ids=['3.2', '3.7'])
+@pytest.mark.parametrize('puzzle', ['3.2', '3.7'])
 @pytest.mark.parametrize('label', GARBAGE_BUILDERS)
-def test_builder_garbage_messages(check, label):
+def test_builder_garbage_messages(puzzle, label):
     build, words = GARBAGE_BUILDERS[label]
-    result = check(build)
-    assert not result and words in result.message, result.message
+    fails(puzzle, build, words)
 
 
 @pytest.mark.parametrize('label', GARBAGE_3_11)
 def test_3_11_garbage_messages(label):
     value, words = GARBAGE_3_11[label]
-    result = check_3_11(value)
-    assert not result and words in result.message, result.message
+    fails('3.11', value, words)
 
 
 def test_3_6_builder_garbage_is_reported():
-    assert 'missing' in check_3_6(half_built).message
+    fails('3.6', half_built, 'missing')
+
+
+# ----------------------------------------------------------------------------- red team
+
+KNOWN_TABLES = [(50, 3, 50, 320), (100, 5, 100, 321), (30, 1, 40, 322), (60, 2, 64, 323),
+                (40, 6, 30, 324), (100, 5, 100, 370), (30, 3, 12, 371), (30, 1, 40, 372),
+                (60, 2, 64, 373), (1000, 5, 1000, 36),                # the old fixed tables
+                ch03.VISIBLE_3_2, ch03.VISIBLE_3_7, (1000, 5, 1000, ch03.VISIBLE_3_6)]
+
+
+def only_on_the_known_tables(build, fallback):
+    """Right on every table the checker used to draw from fixed seeds and on the tables the
+    notebook shows now; ``fallback`` elsewhere."""
+    def builder(ks, vs, vocab_size, block_size, *rest):
+        for n, key_len, vocab, seed in KNOWN_TABLES:
+            if (len(ks), ks.shape[1], vocab_size) == (n, key_len, vocab) and \
+                    np.array_equal(ks, lookup_case(n, key_len, vocab, seed)[0]):
+                return build(ks, vs, vocab_size, block_size, *rest)
+        return fallback(ks, vs, vocab_size, block_size, *rest)
+    return builder
+
+
+@pytest.mark.parametrize('puzzle, make, words', [
+    ('3.2', lambda: only_on_the_known_tables(answer('3.2'), two_percent(answer('3.2'))),
+     'your answer gave'),
+    ('3.7', lambda: only_on_the_known_tables(answer('3.7'), untied_for_preln),
+     'your answer gave'),
+    ('3.6', lambda: only_on_the_known_tables(answer('3.6'), taotp.build_untied_transformer),
+     'more is needed'),
+])
+def test_1_a_builder_right_only_on_the_known_tables_fails(puzzle, make, words):
+    result = fails(puzzle, make(), 'lookup_case(', words)
+    assert 'the notebook\'s table' not in result.message, result.message
+
+
+def test_1_wrong_sizes_get_no_direction():
+    texts = {fails('3.11', {**XOR, 'smallest': n}).message.replace(f' {n} ', ' N ', 1)
+             for n in (2, 3, 5, 9)}
+    assert len(texts) == 1, texts
+    assert not re.search(r'\b(more|fewer|larger|smaller than|too (high|low|big|small))\b',
+                         texts.pop())
+
+
+def test_2_the_least_size_of_3_11_is_not_in_the_source():
+    source = Path(ch03.__file__).read_text()
+    names = {tok.string for tok in tokenize.generate_tokens(io.StringIO(source).readline)
+             if tok.type == tokenize.NAME}
+    assert 'SMALLEST' not in names and not re.search(r'XOR|affinely', source)
+    assert re.fullmatch(r'[0-9a-f]{64}', ch03.DIGEST_3_11)
+
+
+def test_3_patching_the_checker_in_the_kernel_changes_nothing(monkeypatch):
+    monkeypatch.setattr(ch03, 'key_position_overlap', lambda *args, **kwargs: (0.0, 0, 1))
+    monkeypatch.setattr(ch03, 'SEPARATE', 2.0)
+    monkeypatch.setattr(ch03, 'GAIN', -1.0)
+    monkeypatch.setitem(ch03.SPEC_3_6, 'runs', 0)
+    fails('3.2', CHEATS_3_2['the book\'s hash at tok_dims 100'][0](), 'shared directions')
+    fails('3.6', taotp.build_untied_transformer, 'more is needed')
+
+
+def poison_3_6(ks, vs, vocab, block, key_len, tok_dims, rng=None):
+    """Edits, in its own process, everything the old checker kept: the spec, the gain, the
+    book's builder; then answers with an out_emb of zeros."""
+    import taotp.exercises.ch03 as mine
+    mine.GAIN = -1.0
+    mine.SPEC_3_6['runs'] = 0
+    mine.build_untied_transformer = lambda *args, **kwargs: None
+    mine.key_position_overlap = lambda *args, **kwargs: (0.0, 0, 1)
+    params = taotp.build_untied_transformer(ks, vs, vocab, block, key_len, tok_dims, rng=rng)
+    params['out_emb'] = np.zeros_like(params['out_emb'])
+    return params
+
+
+def test_3_the_checkers_tables_cannot_be_poisoned_from_the_builder():
+    fails('3.6', poison_3_6, 'more is needed')
+
+
+def hash_beyond_the_probe(ks, vs, vocab_size, block_size, prefix_len, width=100):
+    """Concatenation of every token, plus a hash (a sum of random codes, in one shared block)
+    of the tokens the old probe never tried: above 23 and outside the probed key ks[0]."""
+    L = taotp.Layout([(f'slot{p}', vocab_size) for p in range(prefix_len)]
+                     + [('hash', width), ('pos', 3)])
+    d = L.d_model
+    params = taotp.base_params(vocab_size, block_size, d)
+    params['pos_emb'][:, L['pos']] = taotp.pos_enc_3d_array(block_size)
+    params['tok_emb'][:, L['slot0']] = taotp.layer_norm(np.eye(vocab_size))
+    codes = 0.5 * np.random.default_rng(0).normal(size=(vocab_size, width))
+    codes[:24] = codes[ks[0]] = 0
+    params['tok_emb'][:, L['hash']] = codes
+    layer = taotp.base_layer(prefix_len, d, 0, 3)
+    layer['V'] = np.zeros((prefix_len, d, vocab_size + width))
+    layer['P'] = np.zeros((prefix_len, d, vocab_size + width))
+    for h in range(1, prefix_len):
+        layer['Q'][h, L['pos']] = taotp.blocks.harden(taotp.shift_matrix(-h, block_size))
+        layer['K'][h, L['pos']] = np.eye(3)
+        layer['V'][h, L['slot0'], :vocab_size] = layer['P'][h, L[f'slot{h}'], :vocab_size] = \
+            np.eye(vocab_size)
+        layer['V'][h, L['hash'], vocab_size:] = layer['P'][h, L['hash'], vocab_size:] = \
+            np.eye(width)
+    params['layers'].append(layer)
+    final = taotp.layer_norm(taotp.trace(ks, params).final[:, -1])
+    final[:, L['pos']] = 0
+    params['out_emb'] = np.zeros((vocab_size, d))
+    np.add.at(params['out_emb'], vs, final)
+    return params
+
+
+def test_6_concatenation_only_where_the_probe_used_to_look_fails():
+    ks, vs = lookup_case(50, 3, 50, 320)                  # an old seeded table: the old probe
+    program = hash_beyond_the_probe(ks, vs, 50, 9, 3)     # (24 tokens on ks[0]) was blind to it
+    prefix = np.random.default_rng(42).integers(0, 50, size=6)
+    assert key_position_overlap(program, ks[0], prefix, np.arange(24))[0] < 1e-6
+    assert taotp.lookup.lookup_precision(program, ks, vs, 6, 0) == 1.0
+    fails('3.2', hash_beyond_the_probe, 'moves the last position\'s stream in shared directions')
+
+
+def test_6_appended_dimensions_do_not_count():
+    build = answer('3.6')
+
+    def wider(ks, vs, vocab, block, key_len, tok_dims, rng=None):
+        params = build(ks, vs, vocab, block, key_len, tok_dims, rng)
+        for key in ('tok_emb', 'pos_emb', 'out_emb'):
+            params[key] = np.pad(params[key], ((0, 0), (0, 1)))
+        return params
+    fails('3.6', wider, 'lookup_case(1000, 5, 1000, seed=')

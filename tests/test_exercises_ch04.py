@@ -1,113 +1,49 @@
 """Chapter 4 checkers: what each one calls solved, and the answers that must not pass.
 
-| id | what is checked (solved means) | cheats tried (each a test below) |
+Every answer goes through the real protocol (``tests/checking.py``): pickled, run in a
+worker process, judged in the judge process on inputs drawn afresh for each check.
+
+| id | what is checked (solved means) | plausible wrong answers (each a test below) |
 |---|---|---|
 | 4.1, 4.6 | no checker (reflections; worked answers in the solutions notebook) | - |
-| 4.2 | `build(V, B, L)` at (10, 40, 2), (10, 40, 3), (30, 60, 3), (16, 64, 4): exact last-position answer under the PostLN forward pass on every defined input (query once earlier, not among the first L tokens): random inputs of full and shorter length, the match right after the first L tokens and right before the query, a query of one repeated token, the vocabulary's first and last tokens, near misses; random inputs drawn with a seed taken from the program | a Python oracle in ndarray subclasses (reads the tokens, writes the logits; passed before); no cleanup heads; keys read one place off; a soft (harden = 1) program |
-| 4.3 | `make_prompt(keys, values, key, V)`: the book's Search answers every key of 9 tables (XOR, 9 two-token keys over 3 symbols, 16 binary keys of length 4, repeated-token keys, one-token keys, one entry, 3 random tables, 2 of them drawn from the answer's own prompts); the per-key part of the prompt and prefix_len stay the same when only the values change (shifted, redrawn, all equal) | a per-key part that leaks value - values[0], invariant under the old shift-by-one test (passed before); prefix_len capped at 4 (passed before: no key was longer than 3); no separator; the value itself in the prompt |
-| 4.4 | as 4.2 under PreLN at (10, 100, 3), (1000, 100, 10), (16, 64, 2), exact, with d_model < 3 (L + 1) measured on the submitted arrays | the oracle (passed before); a dict subclass that shows the budget check a small fake and runs the book's program (passed before); the book's program (d_model 12); a 2-D program comparing half the key |
-| 4.5 | as 4.4 without near misses, >= 99 % right, with fewer parameters (counted on the submitted arrays, lists included) than the book's program at each size | the oracle and the dict subclass (passed before); the book's program with list-valued weights (the issue's budget dodge; the core now counts lists); a hash of 14 dims, right on about 99 % (passed before on 40 inputs; the reference now uses 18); a soft 2-D program; the book's program |
+| 4.2 | `build(V, B, L)` at (10, 40, 2), (10, 40, 3), (30, 60, 3), (16, 64, 4): the exact last-position answer under the PostLN forward pass on every defined input (query once earlier, not among the first L tokens) of a fresh `ch04.search_inputs(seed, sizes, 60)`: random inputs of full and shorter length, the match right after the first L tokens and right before the query, a query of one repeated token, the vocabulary's first and last tokens, near misses (one in each place of the query), every token in every place of the query and after it, the match at every position | no cleanup heads; keys read one place off; a soft (harden = 1) program |
+| 4.3 | `make_prompt(keys, values, key, V)`: the book's Search answers every key of the 7 tables of `ch04.lookup_tables()` and of 2 tables drawn afresh (`ch04.random_tables(seed)`), each with its values as given, shifted, redrawn and all equal; the per-key part of the prompt and prefix_len stay the same when only the values change | no separator; the value itself in the prompt |
+| 4.4 | as 4.2 under PreLN at (10, 100, 3), (1000, 100, 10), (16, 64, 2), exact, with d_model < 3 (L + 1) measured on the submitted arrays | the book's program (d_model 12); a 2-D program comparing half the key |
+| 4.5 | as 4.4 without near misses and without the every-token sweep, at each size >= 99 % right both of 200 random full-length and 100 shorter inputs and of the hand-placed ones (`search_inputs(seed, sizes, 200, adversarial=False)`), with fewer parameters (counted on the submitted arrays, lists included) than the book's program, counted by the judge at check time | the book's program; a soft 2-D program |
 
-Hangs inside returned values (a prompt whose `__array__` never returns, a weight whose ufuncs
-never return) are stopped by the checker's total budget (tested with a short one).  The contract every checker keeps (the reference passes, garbage is reported,
-loops are stopped) is tested once in test_checker_contract.py; the reference answers come
-from their one copy, the solutions notebook (``answer``).
+Red team (the issue's classes of attack; each row is a test below):
 
-The cheat machinery here (``oracle_program``, ``Switch``, ``NeverArray``, ``NeverUfunc``,
-``budgeted``) is shared with the tests of Chapters 5 and 6.
+| attack | puzzles | why it fails now |
+|---|---|---|
+| 1 a table of answers from earlier NOT YET lines: they name fixed inputs and expected tokens | 4.2-4.5 | hidden inputs come from a fresh seed on every check (two checks name different inputs), and a NOT YET line names the input and the answer's token, never the expected one |
+| 2 the answer in the source | - | nothing to find: no single-valued answer; the budgets are stated in the exercises, and the book's totals are counted by the judge at check time |
+| 3 patch the checker's engine (`ch04.last_token_argmax`), a function's `__code__`, or its tables (`SIZES_4_4`, the book totals via `count_params`) from the builder | 4.4, 4.5 | the builder runs in a worker process; the judge's modules are out of its reach |
+| 3 work before `check()`: a thread started in the kernel that keeps patching the package | 4.4 | the answer runs in a fresh worker forked from a clean zygote: no thread of the kernel exists there |
+| 3 a Python oracle in ndarray subclasses (reads the tokens, writes the logits) | 4.2, 4.4, 4.5 | the worker sends back plain arrays only (``wire``): the oracle is gone before anything runs |
+| 3 a dict subclass that shows the budget check a small fake; list-valued weights; a weight whose ufuncs never return | 4.4, 4.5 | the same: one plain copy is measured and run |
+| 6 a program that ignores one place of the key (right wherever the near misses happen not to differ there) | 4.4 | a near miss in each place of the query on every check |
+| 6 a per-key part that leaks value - values[0] (invariant under a shift), or a prefix_len capped at 4 | 4.3 | values also redrawn afresh and all equal; 16 binary keys of length 4 |
+| 6 a hash of 10 dims: about 90 % right at prefix 10 (14 dims reach about 99 %, the threshold itself, so the verdict on them is a coin toss) | 4.5 | 300 fresh random inputs at that size |
+
+Hangs inside returned values (a prompt whose `__array__` never returns) end the worker at
+the per-call limit.  The contract every checker keeps (the reference passes, garbage is
+reported, loops are stopped) is tested once in test_checker_contract.py; the reference
+answers come from their one copy, the solutions notebook (``answer``).
 """
+import threading
 import time
 
 import numpy as np
 import pytest
 
 import taotp
+from checking import SHORT, NeverArray, fails, verdict
 from solutions import answer
-from taotp.exercises import ch04, check, registry
-from taotp.exercises.registry import checker
+from taotp.exercises import ch04, registry, wire
 from taotp.programs import CATALOGUE
 from taotp.search import search_reference
 
 CHECKED = ['4.2', '4.3', '4.4', '4.5']
-
-
-# ----------------------------------------------------------------------------- cheat machinery
-
-_seen = {}
-
-
-class Spy(np.ndarray):
-    """A tok_emb that remembers the token ids it is indexed with."""
-
-    def __getitem__(self, index):
-        if isinstance(index, np.ndarray) and index.dtype.kind in 'iu':
-            _seen['tokens'] = np.array(index)
-        return np.asarray(super().__getitem__(index))
-
-
-class Oracle(np.ndarray):
-    """An out_emb that answers the final einsum itself: the next token comes from ``answer``."""
-
-    def __array_function__(self, func, types, args, kwargs):
-        if func is np.einsum and len(args) == 3 and args[2] is self:
-            x = np.asarray(args[1])
-            tokens = _seen['tokens'].reshape(-1, _seen['tokens'].shape[-1])
-            n_q = x.shape[-2]
-            out = np.zeros(x.shape[:-1] + (self.shape[0],))
-            flat = out.reshape(-1, n_q, self.shape[0])
-            for b, row in enumerate(tokens):
-                for j in range(n_q):
-                    want = self.answer(row[:len(row) - n_q + j + 1].tolist())
-                    if want is not None and 0 <= want < self.shape[0]:
-                        flat[b, j, want] = 1.0
-            return out
-        return super().__array_function__(func, types, args, kwargs)
-
-
-def oracle_program(answer_fn, vocab, block, d_model=1, layers=()):
-    """A valid-looking params dict whose logits are computed by ``answer_fn(prefix)`` in Python."""
-    p = taotp.base_params(vocab, block, d_model)
-    p['tok_emb'] = (np.arange(vocab * d_model, dtype=float).reshape(vocab, d_model) % 7).view(Spy)
-    out = np.ones((vocab, d_model)).view(Oracle)
-    out.answer = answer_fn
-    p['out_emb'] = out
-    p['layers'] = list(layers)
-    return p
-
-
-class Switch(dict):
-    """Shows ``fake`` to anyone who reads a key; ``**params`` unpacking sees the real storage."""
-
-    def __init__(self, real, fake):
-        super().__init__(real)
-        self.fake = fake
-
-    def __getitem__(self, key):
-        return self.fake[key]
-
-
-def forever(*args):
-    while True:
-        time.sleep(0.01)
-
-
-class NeverArray:
-    """A value whose conversion to an array never returns."""
-
-    def __array__(self, *args, **kwargs):
-        forever()
-
-
-class NeverUfunc(np.ndarray):
-    """An array whose every ufunc (``isfinite``, ``==``, ...) never returns."""
-
-    def __array_ufunc__(self, *args, **kwargs):
-        forever()
-
-
-def budgeted(puzzle, seconds=0.5):
-    """The puzzle's checker body under a short total budget (the real one is 30 s)."""
-    return checker(puzzle, budget=seconds)(registry()[puzzle].checker.__wrapped__)
 
 
 # ----------------------------------------------------------------------------- garbage
@@ -156,8 +92,22 @@ def soft(V, B, L):
     return taotp.build_search_transformer(V, B, L, harden=1.0)
 
 
-def soft_2d(V, B, L):
-    return answer('4.4')(V, B, L, harden=1.0)
+def derived(factory):
+    """Marks an answer made from a reference builder: the test calls ``factory()`` in the
+    kernel, so the worker receives the builder itself (not the notebook that defines it)."""
+    factory.derived = True
+    return factory
+
+
+def made(answer_or_factory):
+    return answer_or_factory() if getattr(answer_or_factory, 'derived', False) \
+        else answer_or_factory
+
+
+@derived
+def soft_2d():
+    build = answer('4.4')
+    return lambda V, B, L: build(V, B, L, harden=1.0)
 
 
 def no_separator(keys, values, key, vocab_size):
@@ -172,41 +122,112 @@ def leaks_value(keys, values, key, vocab_size):
     return [v, v, v, v], 2
 
 
-def hashed_too_few_dims(V, B, L):     # 2-D slots but only half of the key compared
-    p = answer('4.4')(V, B, L)
-    p['layers'][1]['Q'][0][:, L:] = 0
-    return p
+@derived
+def hashed_too_few_dims():            # 2-D slots but only half of the key compared
+    build = answer('4.4')
+
+    def builder(V, B, L):
+        p = build(V, B, L)
+        p['layers'][1]['Q'][0][:, L:] = 0
+        return p
+    return builder
 
 
+HIDDEN = 'which is not right; its earlier copy is at position'
 WRONG = [
     ('4.2', no_cleanup, '(10, 40, 2): '),
-    ('4.2', off_by_one, 'inputs wrong (needed 100% right); first: '),
-    ('4.2', soft, 'expected'),
-    ('4.3', no_separator, 'XOR table, key [1, 1]: Search on your prompt'),
+    ('4.2', off_by_one, HIDDEN),
+    ('4.2', soft, HIDDEN),
+    ('4.3', no_separator, 'XOR table, key [1, 1]: the book\'s Search on your prompt'),
     ('4.3', leaks_value, 'it must depend on the key alone'),
-    ('4.4', taotp.build_search_transformer,
-     'your program for (10, 100, 3) is over the budget: 12 d_model; at most 11 allowed'),
-    ('4.4', hashed_too_few_dims, '(10, 100, 3): '),
-    ('4.5', taotp.build_search_transformer,
-     'your program for (10, 100, 3) is over the budget: 4,800 parameters; at most 4,799 allowed'),
-    ('4.5', soft_2d, 'needed 99% right'),
+    ('4.4', taotp.build_search_transformer, 'vocab_size=10, block_size=100, prefix_len=3 '
+     'returned is over the budget: 12 d_model; at most 11 allowed'),
+    ('4.4', hashed_too_few_dims, '(10, 100, 3): input '),
+    ('4.5', taotp.build_search_transformer, 'is over the budget: 4,800 parameters; at most '
+     '4,799 allowed'),
+    ('4.5', soft_2d, 'inputs right, needed 99%; one it missed: input '),
 ]
 
 
 @pytest.mark.parametrize('puzzle, wrong, message', WRONG,
                          ids=[f'{p}-{w.__name__}' for p, w, _ in WRONG])
 def test_plausible_wrong_answers_fail_with_a_message(puzzle, wrong, message):
-    answer('4.4')                       # read the solutions once, outside the builder's time limit
-    result = check(puzzle, wrong)
-    assert not result
-    assert message in result.message, result.message
+    fails(puzzle, made(wrong), message)
 
 
-# ----------------------------------------------------------------------------- cheats
+def test_a_hidden_input_is_named_with_its_seed_and_not_its_answer():
+    """Class 1: the input comes from a fresh seed (two checks, two inputs), the message
+    names it so ``search_inputs`` rebuilds it, and never says what was expected."""
+    first, second = (fails('4.2', off_by_one, 'of ch04.search_inputs(') for _ in range(2))
+    assert first.counterexample != second.counterexample
+    assert 'expected' not in first.message
+    seed = int(first.message.split('ch04.search_inputs(')[1].split(',')[0])
+    index = int(first.message.split(': input ')[1].split(' ')[0])
+    size = first.message.split(':')[0]
+    assert size == '(10, 40, 2)'
+    label, x = ch04.search_inputs(seed, (10, 40, 2), 60)[index]
+    assert x.tolist() == first.counterexample
+
+
+def test_a_visible_table_shows_the_expected_value_a_hidden_one_does_not():
+    def right_on_the_books_tables(keys, values, key, vocab_size):
+        """The reference format, but a wrong value for every table with 20 keys."""
+        sep, table = vocab_size, []
+        for k, v in zip(keys, values):
+            table += [sep, *k, (v + (len(keys) == 20)) % vocab_size]
+        return table + [sep, *key], len(key) + 1
+    result = fails('4.3', right_on_the_books_tables, 'random table 1 of ch04.random_tables(',
+                   'which is not right')
+    assert 'expected' not in result.message
+    assert 'expected the value 0' in verdict('4.3', no_separator).message
+
+
+# ----------------------------------------------------------------------------- red team
+
+def oracle_program(answer_fn, vocab, block, layers=()):
+    """A params dict whose ndarray subclasses compute the logits in Python (``answer_fn``)."""
+
+    class Spy(np.ndarray):
+        def __getitem__(self, index):
+            if isinstance(index, np.ndarray) and index.dtype.kind in 'iu':
+                Oracle.tokens = np.array(index)
+            return np.asarray(super().__getitem__(index))
+
+    class Oracle(np.ndarray):
+        def __array_function__(self, func, types, args, kwargs):
+            if func is np.einsum and len(args) == 3 and args[2] is self:
+                rows = Oracle.tokens.reshape(-1, Oracle.tokens.shape[-1])
+                out = np.zeros(np.shape(args[1])[:-1] + (self.shape[0],))
+                flat = out.reshape(len(rows), -1, self.shape[0])
+                for b, row in enumerate(rows):
+                    for j in range(flat.shape[1]):
+                        want = answer_fn(row[:len(row) - flat.shape[1] + j + 1].tolist())
+                        if want is not None:
+                            flat[b, j, want] = 1.0
+                return out
+            return super().__array_function__(func, types, args, kwargs)
+
+    p = taotp.base_params(vocab, block, 1)
+    p['tok_emb'] = (np.arange(vocab, dtype=float)[:, None] % 7).view(Spy)
+    p['out_emb'] = np.ones((vocab, 1)).view(Oracle)
+    p['layers'] = list(layers)
+    return p
+
 
 def oracle_search(V, B, L):
     """Python's search_reference dressed as a program of d_model 1 and no layers."""
     return oracle_program(lambda prefix: search_reference(prefix, L), V, B)
+
+
+class Switch(dict):
+    """Shows ``fake`` to anyone who reads a key; ``**params`` unpacking sees the real storage."""
+
+    def __init__(self, real, fake):
+        super().__init__(real)
+        self.fake = fake
+
+    def __getitem__(self, key):
+        return self.fake[key]
 
 
 def fake_small(V, B, L):
@@ -225,9 +246,11 @@ def listed(V, B, L):
     return p
 
 
-def hash_14(V, B, L):
-    """The old reference: a hash of min(2L, L + 4) dims, about 99 % right at prefix 10."""
-    return answer('4.5')(V, B, L, hash_dims=min(2 * L, L + 4))
+@derived
+def hash_10():
+    """The reference, but a hash of 10 dims at prefix 10: about 90 % right there."""
+    build = answer('4.5')
+    return lambda V, B, L: build(V, B, L, hash_dims=10 if L == 10 else None)
 
 
 def offset_leak(keys, values, key, vocab_size):
@@ -247,66 +270,137 @@ def capped_prefix(keys, values, key, vocab_size):
     return table + [sep, *key], min(len(key) + 1, 4)
 
 
+def patching_builder(vocab, block, prefix_len):
+    """4.4: swaps the checker's engine for the reference answer, returns a 1-dim program."""
+    def oracle(X, params, **kwargs):
+        return np.array([search_reference(list(x), prefix_len) for x in X])
+    ch04.last_token_argmax = oracle
+    return taotp.base_params(vocab, block, 1)
+
+
+def code_swapping_builder(vocab, block, prefix_len):
+    """4.4: turns the checker's judging function into one that accepts everything."""
+    def fake(params, sizes, n_random, need=1.0, post_ln=False, adversarial=True):
+        return 1
+    ch04._judge.__code__ = fake.__code__
+    return taotp.base_params(vocab, block, 1)
+
+
+def table_shrinking_builder(vocab, block, prefix_len):
+    """4.4: empties the checker's list of sizes and its budget table, then returns the book."""
+    from taotp.exercises import toolkit
+    ch04.SIZES_4_4 = ()
+    toolkit.LIMITS.clear()
+    return taotp.build_search_transformer(vocab, block, prefix_len)
+
+
+def total_lowering_builder(vocab, block, prefix_len):
+    """4.5: makes the package count the book's program as 10**9 parameters, returns the book."""
+    import taotp.params
+    taotp.params.count_params = lambda params: {'n_params': 10 ** 9}
+    ch04.count_params = taotp.params.count_params
+    return taotp.build_search_transformer(vocab, block, prefix_len)
+
+
+@derived
+def ignores_one_place():
+    """4.4: the 2-D reference, but at prefix 10 its match head ignores place 5 of the key
+    (random inputs over 1,000 tokens almost never hold a near miss)."""
+    build = answer('4.4')
+
+    def builder(V, B, L):
+        p = build(V, B, L)
+        if L == 10:
+            p['layers'][1]['Q'][0][:, 10:12] = 0
+        return p
+    return builder
+
+
+class NeverUfunc(np.ndarray):
+    """An array whose every ufunc (``isfinite``, ``==``, ...) never returns."""
+
+    def __array_ufunc__(self, *args, **kwargs):
+        while True:
+            time.sleep(0.01)
+
+
 CHEATS = [
-    ('4.2', oracle_search, 'inputs wrong (needed 100% right)'),
-    ('4.3', offset_leak, 'changed when only the table\'s values changed'),
-    ('4.3', capped_prefix, 'all 16 binary keys of length 4 (parity), key [0, 0, 1, 1]: Search on '
-                           'your prompt'),
-    ('4.4', oracle_search, 'inputs wrong (needed 100% right)'),
-    ('4.4', fake_small, '(10, 100, 3): '),
-    ('4.5', oracle_search, 'inputs wrong (needed 99% right)'),
-    ('4.5', fake_small, '(10, 100, 3): '),
+    ('4.2', oracle_search, HIDDEN),
+    ('4.3', offset_leak, 'it must depend on the key alone'),
+    ('4.3', capped_prefix, 'all 16 binary keys of length 4 (parity), key [0, 0, 1, 1]: the book\'s '
+                           'Search on your prompt'),
+    ('4.4', oracle_search, HIDDEN),
+    ('4.4', fake_small, 'returned is over the budget: 12 d_model'),
+    ('4.4', patching_builder, '(10, 100, 3): input '),
+    ('4.4', code_swapping_builder, '(10, 100, 3): input '),
+    ('4.4', table_shrinking_builder, 'over the budget: 12 d_model; at most 11 allowed'),
+    ('4.4', ignores_one_place, '(1000, 100, 10): input '),
+    ('4.4', lambda V, B, L: {**taotp.build_search_transformer(V, B, L),
+                             'tok_emb': np.zeros((V, 12)).view(NeverUfunc)},
+     'over the budget: 12 d_model'),
+    ('4.5', oracle_search, 'needed 99%'),
+    ('4.5', fake_small, 'over the budget: 4,800 parameters'),
     ('4.5', listed, 'is over the budget: 4,800 parameters; at most 4,799 allowed'),
-    ('4.5', hash_14, '(1000, 100, 10): '),
+    ('4.5', total_lowering_builder, 'is over the budget: 4,800 parameters; at most 4,799 allowed'),
+    ('4.5', hash_10, '(1000, 100, 10): '),
 ]
 
 
-@pytest.mark.parametrize('puzzle, cheat, message', CHEATS,
+@pytest.mark.parametrize('puzzle, cheat, messages', CHEATS,
                          ids=[f'{p}-{c.__name__}' for p, c, _ in CHEATS])
-def test_cheats_do_not_pass(puzzle, cheat, message):
-    answer('4.5')                       # read the solutions once, outside the builder's time limit
-    result = registry()[puzzle].checker(cheat)
-    assert not result, f'{cheat.__name__} passed {puzzle}: {result.message}'
-    assert message in result.message, result.message
+def test_cheats_do_not_pass(puzzle, cheat, messages):
+    fails(puzzle, made(cheat), *((messages,) if isinstance(messages, str) else messages))
 
 
-def test_the_oracle_really_answers_search():
-    """The oracle cheat is a real cheat: run directly it is right, the frozen copy is not."""
+def test_a_thread_started_before_the_check_takes_no_part():
+    """Class 3: a kernel thread that keeps putting the reference in place of the checker's
+    engine (and would make a 1-dim program pass in-process) does not exist in the worker."""
+    stop = threading.Event()
+
+    def keep_patching():
+        while not stop.is_set():
+            ch04.last_token_argmax = lambda X, params, **k: np.array(
+                [search_reference(list(x), 3) for x in X])
+            time.sleep(0.001)
+    original = ch04.last_token_argmax
+    thread = threading.Thread(target=keep_patching, daemon=True)
+    thread.start()
+    try:
+        fails('4.4', lambda V, B, L: taotp.base_params(V, B, 1), '(10, 100, 3): input ')
+    finally:
+        stop.set()
+        thread.join()
+        ch04.last_token_argmax = original
+
+
+def test_the_oracle_is_a_real_cheat_that_the_wire_removes():
     p = oracle_search(10, 40, 3)
     X, want = ch04.search_cases(0, 20, 10, 40, 3)
     assert (taotp.last_token_argmax(X, p) == want).all()
-    assert (taotp.last_token_argmax(X, ch04.frozen(p)) != want).any()
+    plain = wire.decode(wire.encode(p, []))
+    assert type(plain['out_emb']) is np.ndarray
+    assert (taotp.last_token_argmax(X, plain) != want).any()
 
 
-def test_the_switch_shows_a_fake_to_readers():
+def test_the_switch_shows_a_fake_to_readers_and_the_wire_sends_the_real_storage():
     p = fake_small(10, 100, 3)
-    assert p['tok_emb'].shape == (10, 9) and dict.__getitem__(p, 'tok_emb').shape == (10, 12)
-    assert ch04.frozen(p)['tok_emb'].shape == (10, 9)
+    assert p['tok_emb'].shape == (10, 9)
+    assert wire.decode(wire.encode(p, []))['tok_emb'].shape == (10, 12)
 
 
-def test_values_that_never_return_are_stopped_by_the_budget():
+def test_values_that_never_return_end_the_worker():
     start = time.perf_counter()
-    result = budgeted('4.3')(lambda *a: (NeverArray(), 2))
-    assert not result and 'did not finish within its 0.5 s budget' in result.message
-    assert time.perf_counter() - start < 3
-
-
-def test_a_weight_whose_ufuncs_never_return_is_read_once_and_never_runs_them():
-    """guard.frozen copies the numbers without calling the subclass's ufuncs: the program is
-    judged (here: over the budget) instead of hanging the check."""
-    start = time.perf_counter()
-    result = budgeted('4.4')(lambda V, B, L: {**taotp.build_search_transformer(V, B, L),
-                                              'tok_emb': np.zeros((V, 12)).view(NeverUfunc)})
-    assert not result and 'budget' in result.message and 'did not finish' not in result.message
-    assert time.perf_counter() - start < 3
+    fails('4.3', lambda *a: (NeverArray(), 2), 'took longer than 0.5 s', call_seconds=SHORT)
+    assert time.perf_counter() - start < 15
 
 
 # ----------------------------------------------------------------------------- the checkers' inputs
 
-def test_book_totals_come_from_the_catalogue():
-    assert ch04.BOOK_TOTALS[(10, 100, 3)] == CATALOGUE['search-10'].source_total
-    assert ch04.BOOK_TOTALS[(1000, 100, 10)] == CATALOGUE['search-1000'].source_total
-    for sizes, total in ch04.BOOK_TOTALS.items():
+def test_the_budgets_stated_in_the_exercises_are_the_books_counts():
+    assert CATALOGUE['search-10'].source_total == 4_800
+    assert CATALOGUE['search-1000'].source_total == 123_486
+    for sizes, total in (((10, 100, 3), 4_800), ((1000, 100, 10), 123_486),
+                         ((16, 64, 2), 2_034)):
         assert taotp.count_params(taotp.build_search_transformer(*sizes))['n_params'] == total
 
 
@@ -320,16 +414,46 @@ def test_search_cases_are_unique_and_avoid_the_first_tokens():
 @pytest.mark.parametrize('sizes', ch04.SIZES_4_4 + ch04.SIZES_4_2)
 def test_every_input_is_defined_and_the_book_answers_it(sizes):
     V, B, L = sizes
-    groups = ch04._inputs(np.random.default_rng(0), sizes, 20)
-    labels = ' '.join(label for label, _, _ in groups)
+    cases = ch04.search_inputs(0, sizes, 20)
+    labels = ' '.join(label for label, _ in cases)
     for kind in ('right after the first', 'right before the query', 'one repeated token',
-                 'first and last tokens', 'near misses', 'alternating'):
+                 'first and last tokens', 'many near misses', 'alternating',
+                 'every token in every place', 'the match at every position'):
         assert kind in labels, (kind, labels)
-    assert len({X.shape[1] for _, X, _ in groups}) >= 3           # full length and shorter
+    assert {f'differs from the query in place {j} only' in labels for j in range(L)} == {True}
+    assert len({len(x) for _, x in cases}) >= 3                     # full length and shorter
     book = taotp.build_search_transformer(V, B, L)
-    for label, X, want in groups:
-        assert all(ch04._defined(x, L) and search_reference(x, L) == w for x, w in zip(X, want))
-        assert (taotp.last_token_argmax(X, book) == want).all(), label
+    for length in {len(x) for _, x in cases}:
+        X = np.array([x for _, x in cases if len(x) == length])
+        assert all(ch04._defined(x, L) for x in X)
+        want = [search_reference(x, L) for x in X]
+        assert (taotp.last_token_argmax(X, book) == want).all(), length
+
+
+def test_the_sweep_reaches_every_token_in_every_place_and_every_position():
+    V, B, L = 1000, 100, 10
+    cases = ch04.sweep_cases(np.random.default_rng(0), V, B, L)
+    short = [x for label, x in cases if 'every place' in label]
+    assert len(short) == V
+    for j in range(L):
+        assert sorted(x[-L + j] for x in short) == list(range(V))
+    after = [x[next(s for s in range(len(x) - L) if list(x[s:s + L]) == list(x[-L:])) + L]
+             for x in short]
+    assert sorted(after) == list(range(V))
+    starts = {next(s for s in range(len(x) - L) if list(x[s:s + L]) == list(x[-L:]))
+              for label, x in cases if 'every position' in label}
+    assert starts == set(range(L, B - 2 * L))
+
+
+def test_the_lookup_tables_are_what_the_notebook_shows():
+    tables = ch04.lookup_tables()
+    assert len(tables) == 7
+    for name, keys, values, vocab in tables:
+        assert len({tuple(k) for k in keys}) == len(keys) == len(values)
+        assert all(0 <= t < vocab for k in keys for t in k) and all(0 <= v < vocab
+                                                                    for v in values)
+    a, b = ch04.random_tables(5), ch04.random_tables(5)
+    assert a == b and a != ch04.random_tables(6)
 
 
 def test_two_d_reference_is_smaller_and_fixed():
@@ -342,7 +466,6 @@ def test_two_d_reference_is_smaller_and_fixed():
 def test_hashed_reference_sizes():
     build_search_hashed = answer('4.5')
     assert taotp.count_params(build_search_hashed(1000, 100, 10))['n_params'] == 61_778
-    assert check('4.5', answer('4.4'))      # the checker sees sizes and accuracy only
 
 
 def test_kinds():

@@ -1,31 +1,48 @@
 """Chapter 5 checkers: what each one calls solved, and the answers that must not pass.
 
-| id | what is checked (solved means) | cheats tried (each a test below) |
+Every answer goes through the real protocol (``tests/checking.py``): pickled, run in a
+worker process, judged in the judge process on cases drawn afresh for each check.
+
+| id | what is checked (solved means) | plausible wrong answers (each a test below) |
 |---|---|---|
-| 5.1 | a program with vocabulary >= 33, block >= 64, 1 layer and d_model <= 6 (measured on the submitted arrays) greedily sorts 2,507 inputs over 1..32: the full set in 5 orders, every ordered pair, each number alone, the crowded end, powers of two, both ends alternating, 1,500 random subsets of every size drawn with a seed taken from the program | a Python oracle in ndarray subclasses (passed before); a d_model-34 sorter shown as a d_model-6 program by a dict subclass (passed before); the book's Sort at 33 and at 28; a second layer; a block of 40 |
-| 5.2 | a program with vocabulary >= 1,000,000, block >= 32 and d_model <= 8 gives the minimum at the last position of inputs of lengths 1, 2, 3, 5, 8, 16, 31, 32: all equal (at 0, in the middle, at the top), the minimum first or last, neighbours at both ends and in the middle, powers of two and their neighbours, the minimum and the next token together, random rows with half of their values among the 20 smallest and largest tokens | the oracle (passed before); the book's Min at a million (off by one) and at 1,000 |
+| 5.1 | a program with vocabulary >= 33, block >= 64, 1 layer and d_model <= 6 (measured on the submitted arrays) greedily sorts 2,504 inputs over 1..32: the 8 of `ch05.visible_cases('5.1')`, every ordered pair, the full set shuffled, the crowded end, 1,500 random subsets of every size | the book's Sort at 33 and at 28; a second layer; a block of 40 |
+| 5.2 | a program with vocabulary >= 1,000,000, block >= 32 and d_model <= 8 gives the minimum at the last position of 310 inputs of lengths 1, 2, 3, 5, 8, 16, 31, 32: all equal (at 0, in the middle, at the top), the minimum first or last, neighbours at both ends and in the middle, powers of two and their neighbours, the minimum and the next token in each sixteenth of the vocabulary, random rows with half of their values among the 20 smallest and largest tokens | the book's Min at a million (off by one) and at 1,000 |
 | 5.3, 5.5 | no checker (reflections; worked answers in the solutions notebook) | - |
-| 5.4 | a program with vocabulary >= 1,000, block >= 64 and d_model <= 2,048 sorts up to 30 distinct numbers of 1..999: both ends, neighbours at the top, bottom and middle, each end alone, powers of two, the longest allowed, 100 random inputs of every length | the oracle (passed before); a sorter that knows the right order only for the numbers the old checker's 14 inputs used (passed before); powerpoints on a large vocabulary; too small a vocabulary |
-| 5.6 | a program with vocabulary >= 16 and block >= 24 sorts 1,017 multisets of 1-12 numbers of 1..15: twelve copies of one number (the longest input), eleven copies and one other, twelve distinct numbers, single numbers, 1,000 random multisets from 1-12 distinct values | the oracle (passed before); Sort without repeats |
-| 5.7 | a program with vocabulary >= 12 and block >= 64 sorts 313 lists of 1-8 distinct numbers below 1,000 in the digit format: shared prefixes, numbers that are prefixes of others, 0 and 999 alone, eight three-digit numbers, powers of two, 300 random lists | the oracle (passed before); single-token Sort; too small a vocabulary |
-| 5.8 | a trained (or any) program with vocabulary 28 sorts >= 95 % of 540 held-out prompts (20 of each length 1..27); checker in taotp.exercises.training, tested in test_training_puzzles.py | the book's Sort at vocabulary 10; untrained weights |
+| 5.4 | a program with vocabulary >= 1,000, block >= 64 and d_model <= 2,048 sorts up to 30 distinct numbers of 1..999: the 6 visible cases, runs of neighbours that put every number and every pair of neighbours in some input, 25 random inputs | powerpoints on a large vocabulary; too small a vocabulary |
+| 5.6 | a program with vocabulary >= 16 and block >= 24 sorts 793 multisets of 1-12 numbers of 1..15: the 13 visible cases, every number with every count of copies, 600 random multisets | Sort without repeats |
+| 5.7 | a program with vocabulary >= 12 and block >= 64 sorts lists of 1-8 distinct numbers below 1,000 in the digit format: the 11 visible cases, runs of neighbours that put every number and every pair of neighbours in some list, 40 random lists | single-token Sort; too small a vocabulary |
+| 5.8 | checker in taotp.exercises.training, tested in test_training_puzzles.py | - |
+
+Red team (the issue's classes of attack; each row is a test below):
+
+| attack | puzzles | why it fails now |
+|---|---|---|
+| 1 a sorter that knows the right order only for the numbers that earlier NOT YET lines named (a table built from a loop of checks) | 5.4 | hidden cases are new on every check and reach every number; a NOT YET line of a hidden case names the input, the step and the answer's token, never the expected one |
+| 2 a sorter that knows the right order only for the numbers written in the checker's source (its visible cases) | 5.4 | the hidden runs reach every number of 1..999 |
+| 3 patch the checker's engine (`ch05.teacher_forced_argmax`) from a weight's `__array__`; raise the judge's `TimeUp` from one | 5.6 | the weights are read in a worker process; the judge's modules are out of its reach, and an exception there is the answer's own |
+| 3 a Python oracle in ndarray subclasses; a wide sorter shown as a 1-layer d_model-6 program by a dict subclass | 5.1, 5.2, 5.4, 5.6, 5.7 | the worker sends back plain arrays and the dict's real storage only (``wire``) |
+| 4 the package's own Sorts of Chapter 12: the compact design at 33 with t0 = 1 (fits 5.1's budget), the bits design at 1,000 (solves 5.4), also rotated, rescaled, cast to float32, padded with a constant dimension; the shipped 5.8 program | 5.1, 5.4, 5.6 | the token table's shape is recognised (``ch05._is_compact_sort``, ``ch05._is_bits_sort``) and refused; the trained 5.8 program cannot sort repeats |
+| 6 a Min program exact except for minima between 300,000 and 400,000 (random rows rarely have a minimum there) | 5.2 | the minimum and the next token in each sixteenth of the vocabulary, on every check |
+| 6 a sorter that swaps two neighbouring numbers only when both are present | 5.4 | runs of neighbours reach every pair of neighbours |
 
 The contract every checker keeps (the reference passes, garbage is reported, loops are
 stopped) is tested once in test_checker_contract.py; the reference answers come from their
 one copy, the solutions notebook (``answer``).
 """
+import re
 import time
 
 import numpy as np
 import pytest
 
 import taotp
+from checking import fails, never_names, passes, verdict
 from solutions import answer
-from taotp.exercises import check, registry
-from taotp.exercises.ch04 import frozen
-from taotp.exercises.ch05 import (COMMA, END, PUZZLES, _check_answers, _digit_lists,
-                                  _repeat_inputs, _sort_inputs, encode_numbers)
-from test_exercises_ch04 import NeverUfunc, Switch, budgeted, oracle_program
+from taotp.exercises import registry, toolkit
+from taotp.exercises.ch05 import (COMMA, END, PUZZLES, _is_bits_sort, _is_compact_sort,
+                                  _runs, encode_numbers, visible_cases)
+from taotp.sort import build_bits_sort_transformer, build_compact_sort_transformer
+from test_exercises_ch04 import NeverUfunc, Switch, oracle_program
 
 CHECKED = [p.id for p in PUZZLES if p.kind == 'checked']
 
@@ -64,62 +81,59 @@ def test_encode_numbers():
 
 
 def test_broken_programs_are_named():
-    nan = check('5.1', _nan_program())
-    assert not nan and 'non-finite' in nan.message
-    shape = check('5.1', _bad_shape_program())
-    assert not shape and "layers[0]['Q'] has shape (1, 5, 6)" in shape.message
+    fails('5.1', _nan_program(), 'non-finite')
+    fails('5.1', _bad_shape_program(), "layers[0]['Q'] has shape (1, 5, 6)")
 
 
 # ----------------------------------------------------------------------------- wrong answers
 
-def test_5_1_rejects_the_book_program_too_small_and_at_33():
-    small = check('5.1', taotp.build_sort_transformer(28, 64))
-    assert not small and 'at least 33 tokens' in small.message
-    assert 'got vocab_size 28' in small.message
-    book33 = check('5.1', taotp.build_sort_transformer(33, 64))
-    assert not book33 and book33.message.startswith('input [')
-    assert 'expected [1, 2' in book33.message and book33.counterexample[-1] == 0
+def test_5_1_a_visible_case_names_the_step_the_position_and_the_expected_number():
+    fails('5.1', taotp.build_sort_transformer(28, 64), 'at least 33 tokens', 'got vocab_size 28')
+    result = fails('5.1', taotp.build_sort_transformer(33, 64),
+                   'input [32, 31, 30', '(all numbers, decreasing): wrong at step ',
+                   'numbers right (..., ', 'your program printed ', '; expected ')
+    assert result.counterexample[-1] == 0
+    step = int(re.search(r'wrong at step (\d+) of 32', result.message).group(1))
+    assert f'expected {step}' in result.message         # the step-th number printed is `step`
 
 
 def test_5_1_budget():
     wide = answer('5.1')
     wide = dict(wide, layers=wide['layers'] + [taotp.base_layer(1, 6, 0, 6)])
-    result = check('5.1', wide)
-    assert not result and 'is over the budget: 2 layers; at most 1 allowed' in result.message
-    short = check('5.1', taotp.build_sort_transformer(33, 40))
-    assert not short and 'block_size must be at least 64' in short.message
+    fails('5.1', wide, 'is over the budget: 2 layers; at most 1 allowed')
+    fails('5.1', taotp.build_sort_transformer(33, 40), 'block_size must be at least 64')
 
 
-def test_5_2_rejects_the_book_min_at_a_million():
-    result = check('5.2', taotp.build_min_transformer(1_000_000, 32))
-    assert not result and result.message.startswith('input [')
-    assert '(powers of two and their neighbours): expected 255, got 256' in result.message
-    assert 'first failure' in result.message
-    small = check('5.2', taotp.build_min_transformer(1000, 32))
-    assert not small and 'at least 1,000,000 tokens; got 1,000' in small.message
+def test_5_2_rejects_the_book_min_at_a_million_without_naming_the_minimum():
+    result = fails('5.2', taotp.build_min_transformer(1_000_000, 32), 'the input of ',
+                   'drawn for this check', 'which is not right; the answer at the last position '
+                   'is the smallest token of the input')
+    row = result.counterexample
+    never_names(result, f'{min(row)}, which')
+    assert 'expected' not in result.message
+    fails('5.2', taotp.build_min_transformer(1000, 32), 'at least 1,000,000 tokens',
+          'got vocab_size 1,000')
 
 
 def test_5_4_rejects_powerpoints_on_a_large_vocabulary():
-    result = check('5.4', taotp.build_sort_transformer(1000, 64))
-    assert not result and 'input [' in result.message and 'first failure' in result.message
-    small = check('5.4', taotp.build_sort_transformer(28, 64))
-    assert not small and 'at least 1,000 tokens' in small.message
+    fails('5.4', taotp.build_sort_transformer(1000, 64), 'input [500, 499, 501, 1, 999, 0]',
+          'wrong at step 2 of 5: after printing [1] your program printed')
+    fails('5.4', taotp.build_sort_transformer(28, 64), 'at least 1,000 tokens')
 
 
 def test_5_6_rejects_sort_without_repeats():
-    result = check('5.6', taotp.build_sort_transformer(16, 24))
-    assert not result and 'input [5, 2, 5, 2, 0]: expected [2, 2, 5, 5]' in result.message
+    fails('5.6', taotp.build_sort_transformer(16, 24),
+          'input [5, 2, 5, 2, 0] (the example): wrong at step 2 of 4: after printing [2] your '
+          'program printed 5; expected 2')
 
 
 def test_5_7_rejects_single_token_sort():
-    result = check('5.7', taotp.build_sort_transformer(12, 64))
-    assert not result and result.message.startswith('input [7, 10, 7, 0, 10')
-    assert '(shared prefixes)' in result.message
-    small = check('5.7', taotp.build_sort_transformer(11, 64))
-    assert not small and 'at least 12 tokens' in small.message
+    fails('5.7', taotp.build_sort_transformer(12, 64), 'input "42, 7, 100 END" (the example): '
+          'wrong at step 1 of 9')
+    fails('5.7', taotp.build_sort_transformer(11, 64), 'at least 12 tokens')
 
 
-# ----------------------------------------------------------------------------- cheats
+# ----------------------------------------------------------------------------- red team
 
 def _sort_next(prefix):
     """The next token of a sort answer, by Python."""
@@ -147,33 +161,6 @@ def _digits_next(prefix):
     return out[done] if done < len(out) else 0
 
 
-def oracle_5_1():
-    return oracle_program(_sort_next, 33, 64, layers=[taotp.base_layer(1, 1, 0, 1)])
-
-
-def oracle_5_2():
-    return oracle_program(min, 1_000_000, 32)
-
-
-def oracle_5_4():
-    return oracle_program(_sort_next, 1000, 64)
-
-
-def oracle_5_6():
-    return oracle_program(_sort_next, 16, 24)
-
-
-def oracle_5_7():
-    return oracle_program(_digits_next, 12, 64)
-
-
-def wide_shown_narrow():
-    """5.4's one-hot sorter at 33 tokens (d_model 34), shown as a 1-layer d_model-6 program."""
-    fake = taotp.base_params(33, 64, 6)
-    fake['layers'] = [taotp.base_layer(1, 6, 0, 6)]
-    return Switch(_one_hot_sorter(33, 64), fake)
-
-
 def _one_hot_sorter(V, block):
     """The thermometer-key sorter of the 5.4 reference, at vocabulary V (d_model V + 1)."""
     d = V + 1
@@ -199,90 +186,202 @@ def _one_hot_sorter(V, block):
     return params
 
 
-def _old_5_4_numbers():
-    """The numbers the old 5.4 checker used: 4 fixed inputs and 10 seeded with seed 54."""
-    rng = np.random.default_rng(54)
-    used = {999, 1, 998, 2, 500, 499, 501, 7} | set(range(999, 969, -1))
-    for _ in range(10):
-        k = int(rng.integers(2, 31))
-        used |= set(rng.choice(np.arange(1, 1000), size=k, replace=False).tolist())
-    return sorted(used)
-
-
-def knows_only_old_numbers():
-    """The 5.4 reference with the order of every other number scrambled (their keys permuted)."""
+def knows_only(numbers):
+    """The 5.4 reference with the order of every number outside ``numbers`` scrambled."""
     p = _one_hot_sorter(1000, 64)
-    others = np.setdiff1d(np.arange(1, 1000), _old_5_4_numbers())
+    others = np.setdiff1d(np.arange(1, 1000), list(numbers))
     K = p['layers'][0]['K'][0]
     K[others] = K[others[::-1]]
     return p
 
 
+def neighbours_swapped():
+    """The 5.4 reference, but 617 and 618 swap keys: wrong only when both are present."""
+    p = _one_hot_sorter(1000, 64)
+    K = p['layers'][0]['K'][0]
+    K[[617, 618]] = K[[618, 617]]
+    return p
+
+
+def band_collapsed_min():
+    """The 5.2 reference, but every token of 300,000..399,999 embedded as 300,000."""
+    p = answer('5.2')
+    table = np.array(p['tok_emb'])
+    table[300_000:400_000] = table[300_000]
+    return dict(p, tok_emb=table, out_emb=table)
+
+
+def wide_shown_narrow():
+    """5.4's one-hot sorter at 33 tokens (d_model 34), shown as a 1-layer d_model-6 program."""
+    fake = taotp.base_params(33, 64, 6)
+    fake['layers'] = [taotp.base_layer(1, 6, 0, 6)]
+    return Switch(_one_hot_sorter(33, 64), fake)
+
+
+def _ones_fixing_rotation(d, seed):
+    """A random rotation that keeps the all-ones direction (layer norm commutes with it)."""
+    rng = np.random.default_rng(seed)
+    ones = np.ones(d) / np.sqrt(d)
+    basis = np.linalg.qr(np.column_stack([ones, rng.normal(size=(d, d - 1))]))[0]
+    turn = np.linalg.qr(rng.normal(size=(d - 1, d - 1)))[0]
+    return basis @ np.block([[np.eye(1), np.zeros((1, d - 1))],
+                             [np.zeros((d - 1, 1)), turn]]) @ basis.T
+
+
+def disguised(params, seed=0, scale=3.0, pad=0.0, round32=True):
+    """The same program rotated (fixing the all-ones direction), its token table rescaled,
+    every weight rounded to float32 (``round32``), a constant dimension appended (``pad``)."""
+    d = np.shape(params['tok_emb'])[1]
+    R = _ones_fixing_rotation(d, seed)
+    f32 = (lambda a: np.asarray(a, dtype=np.float32)) if round32 else np.asarray
+
+    def turn(layer):
+        out = dict(layer, M1=f32(R.T @ layer['M1']), M2=f32(layer['M2'] @ R),
+                   b2=f32(layer['b2'] @ R))
+        out.update({k: f32(np.einsum('de,hef->hdf', R.T, layer[k])) for k in 'QKVP'})
+        if pad:                   # the constant dimension, ignored by every weight
+            out.update({k: np.pad(out[k], [(0, 0), (0, 1), (0, 0)]) for k in 'QKVP'})
+            out['M1'] = np.pad(out['M1'], [(0, 1), (0, 0)])
+            out['M2'], out['b2'] = np.pad(out['M2'], [(0, 0), (0, 1)]), np.pad(out['b2'], (0, 1))
+        return out
+    column = lambda a, value: np.c_[a, np.full(len(a), value)] if pad else a
+    return dict(params, tok_emb=column(f32(scale * params['tok_emb'] @ R), pad),
+                out_emb=column(f32(params['out_emb'] @ R), 0.0),
+                pos_emb=column(f32(params['pos_emb'] @ R), 0.0),
+                layers=[turn(layer) for layer in params['layers']])
+
+
+COMPACT_33 = build_compact_sort_transformer(33, 64, t0=1.0)
+BITS_1000 = build_bits_sort_transformer(1000, 64)
+
 CHEATS = [
-    ('5.1', oracle_5_1, 'input ['),
-    ('5.1', wide_shown_narrow, 'input ['),
-    ('5.2', oracle_5_2, 'first failure'),
-    ('5.4', oracle_5_4, 'input ['),
-    ('5.4', knows_only_old_numbers, 'input ['),
-    ('5.6', oracle_5_6, 'input ['),
-    ('5.7', oracle_5_7, 'input ['),
+    ('5.1', lambda: oracle_program(_sort_next, 33, 64, [taotp.base_layer(1, 1, 0, 1)]),
+     'input [32, 31'),
+    ('5.1', wide_shown_narrow, 'over the budget: 34 d_model'),
+    ('5.1', lambda: COMPACT_33, 'compact Sort of Chapter 12'),
+    ('5.1', lambda: disguised(COMPACT_33, round32=False), 'compact Sort of Chapter 12'),
+    ('5.2', lambda: oracle_program(min, 1_000_000, 32), 'the input of '),
+    ('5.2', band_collapsed_min, 'in the vocabulary'),
+    ('5.4', lambda: oracle_program(_sort_next, 1000, 64), 'input [500, 499'),
+    ('5.4', lambda: knows_only(n for _, c in visible_cases('5.4') for n in c), 'neighbours'),
+    ('5.4', neighbours_swapped, ('neighbours', 'drawn for this check')),
+    ('5.4', lambda: BITS_1000, 'bits Sort of Chapter 12'),
+    ('5.4', lambda: disguised(BITS_1000, seed=1), 'bits Sort of Chapter 12'),
+    ('5.4', lambda: disguised(BITS_1000, seed=2, pad=0.5), 'bits Sort of Chapter 12'),
+    ('5.6', lambda: oracle_program(_sort_next, 16, 24), 'input [5, 2, 5, 2, 0]'),
+    ('5.6', lambda: taotp.exercises.training.stored('5.8'), 'input [5, 2, 5, 2, 0]'),
+    ('5.7', lambda: oracle_program(_digits_next, 12, 64), 'input "42, 7, 100 END"'),
 ]
 
 
-@pytest.mark.parametrize('puzzle, cheat, message', CHEATS,
-                         ids=[f'{p}-{c.__name__}' for p, c, _ in CHEATS])
-def test_cheats_do_not_pass(puzzle, cheat, message):
-    result = registry()[puzzle].checker(cheat())
-    assert not result, f'{cheat.__name__} passed {puzzle}: {result.message}'
-    assert message in result.message, result.message
+@pytest.mark.parametrize('puzzle, cheat, messages', CHEATS,
+                         ids=[f'{p}-{i}' for i, (p, _, _) in enumerate(CHEATS)])
+def test_cheats_do_not_pass(puzzle, cheat, messages):
+    fails(puzzle, cheat(), *((messages,) if isinstance(messages, str) else messages))
 
 
-def test_the_cheats_are_real():
-    """Run as submitted, each cheat answers right where the old checkers looked."""
-    prompts = [[5, 3, 9, 0], [32, 1, 0]]
-    _check_answers(oracle_5_1(), prompts, [sorted(p[:-1]) for p in prompts])
-    sorter = dict.items(wide_shown_narrow())
-    _check_answers(dict(sorter), prompts, [sorted(p[:-1]) for p in prompts])
-    old = [[999, 1, 998, 2, 0], list(range(999, 969, -1)) + [0]]
-    _check_answers(knows_only_old_numbers(), old, [sorted(p[:-1]) for p in old])
-    assert frozen(wide_shown_narrow())['tok_emb'].shape == (33, 6)
+def test_the_disguises_keep_the_program_working():
+    """The disguised package programs still sort (so refusing them is needed)."""
+    for params, vocab in ((disguised(COMPACT_33, round32=False), 33),
+                          (disguised(BITS_1000, seed=1), 1000),
+                          (disguised(BITS_1000, seed=2, pad=0.5), 1000)):
+        rng = np.random.default_rng(0)
+        x = rng.choice(np.arange(1, vocab), size=20, replace=False).tolist() + [0]
+        plain = taotp.exercises.toolkit.program(params)          # what the judge runs
+        out = taotp.decode(x, plain, max_steps=20)[21:].tolist()
+        assert out == sorted(x[:-1])
 
 
-def test_a_weight_whose_ufuncs_never_return_cannot_hang_the_check():
-    """The checker copies the numbers once (guard.frozen) and never calls the subclass's ufuncs:
-    the right numbers in a hostile array pass, quickly; a hostile value that cannot even be
-    copied is stopped by the budget (test_values_that_never_return_are_stopped_by_the_budget)."""
+def test_the_fingerprints_refuse_the_package_and_accept_the_references():
+    assert _is_compact_sort(COMPACT_33['tok_emb'])
+    assert _is_compact_sort(build_compact_sort_transformer(33, 64, ratio=0.6, push=1.5)['tok_emb'])
+    assert not _is_compact_sort(answer('5.1')['tok_emb'])
+    assert not _is_compact_sort(taotp.build_sort_transformer(33, 64)['tok_emb'])
+    assert _is_bits_sort(build_bits_sort_transformer(5000, 64)['tok_emb'])
+    assert not _is_bits_sort(answer('5.4')['tok_emb'])
+
+
+@pytest.mark.slow       # four checks in a row; fresh cases per check: test_every_check_draws_new_hidden_cases
+def test_a_table_of_numbers_from_earlier_checks_does_not_pass():
+    """Class 1: collect the numbers of two NOT YET lines, then submit a sorter that knows
+    them (and the visible cases); the next check draws other inputs."""
+    known = {n for _, c in visible_cases('5.4') for n in c}
+    for _ in range(2):
+        result = fails('5.4', knows_only(known), 'drawn for this check')
+        known |= set(result.counterexample[:-1])
+    fails('5.4', knows_only(known), 'drawn for this check')
+
+
+def test_a_hidden_case_never_shows_the_expected_token():
+    result = fails('5.4', neighbours_swapped(), 'which is not right; each step prints the '
+                   'smallest input number larger than the one printed last')
+    x = result.counterexample[:-1]
+    step = int(re.search(r'wrong at step (\d+)', result.message).group(1))
+    assert 'expected' not in result.message
+    never_names(result, f'printed {sorted(x)[step - 1]},')
+
+
+class PatchOnRead:
+    """A weight whose conversion to an array swaps 5.6's engine for a sorting oracle."""
+
+    def __init__(self, value):
+        self.value = value
+
+    def __array__(self, dtype=None, copy=None):
+        from taotp.exercises import ch05
+
+        def oracle(seqs, params, n_prompt, **kwargs):
+            return np.sort(seqs[:, :n_prompt - 1], axis=1)[:, :seqs.shape[1] - n_prompt]
+        ch05.teacher_forced_argmax = oracle
+        return np.asarray(self.value, dtype=dtype)
+
+
+class TimeUpArray:
+    def __array__(self, dtype=None, copy=None):
+        raise toolkit.TimeUp()
+
+
+def test_a_weight_that_patches_the_engine_when_read_patches_only_its_worker():
+    answer_ = {**taotp.base_params(16, 24, 2), 'tok_emb': PatchOnRead(np.eye(16, 2))}
+    fails('5.6', answer_, 'input [5, 2, 5, 2, 0] (the example)')
+
+
+def test_a_forged_time_up_is_the_answers_own_exception():
+    fails('5.6', {**taotp.base_params(16, 24, 2), 'tok_emb': TimeUpArray()}, 'TimeUp')
+
+
+def test_a_weight_whose_ufuncs_never_return_is_copied_without_running_them():
     p = answer('5.6')
-    p = dict(p, tok_emb=np.array(p['tok_emb']).view(NeverUfunc))
     start = time.perf_counter()
-    result = budgeted('5.6')(p)
-    assert result and time.perf_counter() - start < 3
+    passes('5.6', dict(p, tok_emb=np.array(p['tok_emb']).view(NeverUfunc)))
+    assert time.perf_counter() - start < 30
 
 
 # ----------------------------------------------------------------------------- the inputs
 
-def test_sort_inputs_are_distinct_and_within_range():
-    prompts, labels = _sort_inputs(33, np.random.default_rng(0), 50, 32)
-    assert len(prompts) == len(labels)
-    for p in prompts:
-        assert p[-1] == 0 and 1 <= len(p) - 1 <= 32 and len(set(p[:-1])) == len(p) - 1
-        assert all(1 <= v <= 32 for v in p[:-1])
-    assert {'all numbers, decreasing', 'powers of two', 'the largest number alone'} <= set(labels)
+def test_the_visible_cases_keep_the_stated_limits():
+    for puzzle, low, high, longest in (('5.1', 1, 32, 32), ('5.4', 1, 999, 30),
+                                       ('5.6', 1, 15, 12), ('5.7', 0, 999, 8)):
+        cases = visible_cases(puzzle)
+        assert cases and all(1 <= len(c) <= longest and low <= min(c) and max(c) <= high
+                             for _, c in cases)
+        if puzzle != '5.6':
+            assert all(len(set(c)) == len(c) for _, c in cases)
+    assert ('the example', [5, 2, 5, 2]) in visible_cases('5.6')
+    assert visible_cases('5.2') == []
 
 
-def test_repeat_and_digit_inputs_keep_the_stated_limits():
-    prompts, labels = _repeat_inputs(np.random.default_rng(0), 200)
-    assert all(p[-1] == 0 and 1 <= len(p) - 1 <= 12 and set(p[:-1]) <= set(range(1, 16))
-               for p in prompts)
-    assert [15] * 12 + [0] in prompts and max(len(set(p)) for p in prompts) >= 12
-    for values, _ in _digit_lists(np.random.default_rng(0), 200):
-        assert 1 <= len(values) <= 8 and len(set(values)) == len(values)
-        assert all(0 <= v < 1000 for v in values)
-        assert len(encode_numbers(values)) <= 32
+@pytest.mark.parametrize('first, last, size', [(1, 999, 30), (0, 999, 8)])
+def test_the_runs_reach_every_number_and_every_pair_of_neighbours(first, last, size):
+    for seed in range(4):
+        cases = _runs(np.random.default_rng(seed), first, last, size)
+        assert all(1 <= len(c) <= size and len(set(c)) == len(c) for _, c in cases)
+        assert set().union(*(set(c) for _, c in cases)) == set(range(first, last + 1))
+        pairs = {(a, a + 1) for _, c in cases for a in c if a + 1 in c}
+        assert pairs == {(a, a + 1) for a in range(first, last)}
 
 
-def test_the_input_generator_agrees_with_a_correct_program():
-    # 5.1's inputs and comparison accept the book's Sort inside its own range (n = 28)
-    prompts, labels = _sort_inputs(28, np.random.default_rng(0), 20, 27)
-    _check_answers(taotp.build_sort_transformer(28, 56), prompts,
-                   [sorted(p[:-1]) for p in prompts], labels)
+def test_every_check_draws_new_hidden_cases():
+    first, second = (verdict('5.4', neighbours_swapped()) for _ in range(2))
+    assert not first and not second
+    assert first.counterexample != second.counterexample

@@ -1,48 +1,72 @@
 """Chapter 6 checkers: what each one calls solved, and the answers that must not pass.
 
-| id | what is checked (solved means) | cheats tried (each a test below) |
+Every answer goes through the verdict protocol (``checking.verdict``: pickled, run in a
+worker, judged in the judge), exactly as a reader's ``check`` does.
+
+| id | what is checked (solved means) | cases: visible / hidden |
 |---|---|---|
 | 6.1, 6.9, 6.12, 6.18 | no checker (proofs and an experiment; worked answers in the solutions notebook) | - |
-| 6.2 | `spike(x0, a0)` -> 3 hidden units with f(x0) = a0 and f = 0 for abs(x - x0) >= 1 (grid, every kink, beyond the last kink, +-1e6), for 49 (x0, a0): 9 hand-made, 40 seeded with magnitudes 1e-3 to 1e4 and both signs | right only on the five pairs the old checker tried (passed before); x0 rounded to 0.1 (passed before); the wrong height; the wrong width; weights whose `__array__` never returns (budget); NaN away from x0 and the package's own `taotp.addition.spike` (passed before; tests/test_red_team_ch01_06.py) |
-| 6.3 | `build_MLP(xs, ys)` -> at most 3n hidden units, exact (1e-6 of the largest output) on 13 sets: 1-200 random points with 1-7 dim outputs, the two closest 1e-6 apart and far apart in the list, evenly spaced, decreasing, near 1e6, constant and zero outputs | the spike width taken from neighbours in the list order (passed before: the close pair sat next to each other); a fixed width; one unit too many; NaN at every point but 0 and the package's own `taotp.build_MLP` (passed before; tests/test_red_team_ch01_06.py) |
-| 6.4 | 2 hidden units; f(0) = 1 and f <= 0 for abs(x) >= 1 (+-1, every kink beyond, a grid, beyond the last kink) | the 3-unit spike; a step; weights whose `__array__` never returns (budget) |
-| 6.5 | `count_for_base(b)` equals 58 b + 49 for every b = 2..100 (the bases Fig. 6.2's construction accepts); a wrong value is told to count the built program, not the right number; a function that builds the program and counts it is refused (no formula) | a polynomial through the old 7 points (passed before); off by one (the message no longer names the count); text; a number whose `__float__` never returns (budget); building and counting inside the function (passed before) |
-| 6.6 | one layer; its attention output at the second position of all 100 [i, j] is (1 - k, k, 0, ...) to 1e-6 | the book's single-digit adder |
-| 6.7 | d_model <= 3 (on the submitted arrays); (i + j) mod 10 for all 100 pairs | the oracle (passed before); the book's 4-dim adder shown as a 3-dim program by a dict subclass (passed before); the book's adder |
-| 6.8 | all 100 pairs right and the residual before the final norm at the answer position equals tok_emb of the answer to 1e-6 of the smallest gap between two digits' embeddings | a leftover of 1e-3 hidden by scaling the whole program down 1e-4 (passed before: the tolerance was absolute); the book's messy adder |
-| 6.10 | one layer, <= 3 heads; (a + b) mod 10 on all 10,000 2-digit pairs; for each digit place one head puts >= 45 % of its attention at '=' on each of a's and b's digit; prompts with different sums a + b reach the MLP with different inputs | the oracle (passed before); a units-only adder whose tens head reads nothing (passed before: mod 10 needs only the units); a decoy tens head that attends but carries nothing (passed before); the book's 5 heads; its first 3 heads |
-| 6.11 | as 6.10 (attention and MLP input too) and pos_emb keeps three columns equal to pos_enc_3d_array(block_size) | the oracle with the circle kept (passed before); a moved circle |
-| 6.13 | one layer, exactly 4 heads; all 10,000 pairs; each of the 4 digits read by a head (>= 45 %); different sums reach the MLP with different inputs; no head attending mostly to '=' itself (the cleanup head) | the oracle (passed before); the book's adder without a's tens head, cleanup kept, MLP refitted (passed before); a decoy head on a's tens digit that carries nothing (passed before); the book's 5 heads |
-| 6.14 | floor((a + b) / 10) mod 10 on all 10,000 pairs | the oracle (passed before); the mod-10 adder |
-| 6.15 | one layer, the MLP reads one coordinate; (a + b) mod 10 on one pair per sum (1,999), carry chains and 3,000 random pairs drawn with a seed taken from the program; keys of different sums >= 100x the book's 1.37e-9 apart, over all those prompts | a lookup keyed by the pair and fitted on exactly the old checker's pairs (passed before: the separation was measured on one pair per sum); the book's adder |
-| 6.16 | block >= 14; all 10,000 pairs, each after a random prefix of 0-6 digits (seed from the program), and carry pairs after prefixes of nines, zeros and copies of the operands at every length | the oracle (passed before); the reference with the sum 0 answered wrong (passed before: (0, 0) was not sampled); absolute positions; block 8 |
-| 6.17 | `build(n)` for n = 1, 2: one layer, right on every pair, and keys of different (sum, answer position) labels, over every pair, farther apart than the book's 6.0e-3 and 9.9e-4 (by 1 %) | the reference with the 2-digit sum 0 answered wrong (passed before: 300 sampled pairs); the book's adder |
-| 6.19 | all 10,000 unpadded pairs a, b < 100: the sum's digits without leading zeros, then '=' | the oracle (passed before); the padded adder; block 8 |
-| 6.20 | `build(n)`: all 100 1-digit products; 266 2-digit products (zeros, ones, 99 x 99, powers of two, 250 random pairs with a seed taken from the program) | the oracle (passed before); a multiplier that knows only the old checker's 43 pairs (passed before); the adder |
+| 6.2 | `spike(x0, a0)` -> 3 hidden units, f(x0) = a0 and f = 0 for abs(x - x0) >= 1 (grid, every kink, beyond the last kink, +-1e6) | 9 shown / 40 from a fresh seed (`ch06.spike_cases(seed)`) |
+| 6.3 | `build_MLP(xs, ys)` -> at most 3n hidden units, exact (1e-6 of the largest output) | 0 / 13 sets from a fresh seed (`ch06.mlp_sets(seed)`) |
+| 6.4 | 2 hidden units; f(0) = 1 and f <= 0 for abs(x) >= 1 | the whole line (f is piecewise linear) |
+| 6.5 | `count_for_base(b)` equals count_params of Fig. 6.2's construction, built in the judge | b = 2..100 / 3 bases in 101..10^6, fresh |
+| 6.6, 6.7, 6.8 | attention output (1 - k, k, 0...); d_model <= 3; exact cleanup (1e-6 of the smallest digit gap) | all 100 pairs / - |
+| 6.10, 6.11, 6.13 | one layer, head budget; all pairs; the heads read the digit places; different sums reach the MLP's hidden units differently | all 10,000 pairs / - |
+| 6.14 | the tens digit of a + b | all 10,000 pairs / - |
+| 6.15 | one layer, MLP reads one coordinate; keys of different sums >= 100x the book's, at the book's width, before ln2's gain | one pair per sum and carry pairs / 3,000 random pairs |
+| 6.16 | no size budget, block >= 14; the 3 digits of a + b after an ignored prefix | carry pairs after prefixes of nines, zeros, own digits / all 10,000 pairs after random prefixes |
+| 6.17 | `build(n)`, n = 1, 2: one layer, every pair, keys wider than the book's by 1 % | every pair / - |
+| 6.19 | unpadded a, b < 100: the sum's digits, then '=' | all 10,000 pairs / - |
+| 6.20 | `build(n)`: the 2n digits of a * b | 100 1-digit and 16 hand-made 2-digit pairs / 250 random 2-digit pairs |
 
+Attacks (each a test below) and why they fail now:
+
+| attack | puzzles | why it fails now |
+|---|---|---|
+| 1 oracle: right only on the cases of an earlier check's message (its seed replayed) | 6.2 | hidden cases come from a fresh seed on every check |
+| 1 oracle: read the expected digits of a hidden case from a NOT YET | 6.15, 6.20 | hidden-case messages name the input and the answer's output only (`never_names`) |
+| 1 oracle: right only on the pairs or points an old checker drew with a fixed seed | 6.2, 6.3, 6.15, 6.16, 6.17, 6.20 | fresh cases; exhaustive where small |
+| 2 the formula 58 b + 49 in the checker's source | 6.5 | the counts are computed in the judge from the built construction (test reads the source) |
+| 2 a polynomial through the bases an old checker tried | 6.5 | every base 2..100 and fresh larger ones |
+| 3 a table of the package's counts computed before the check | 6.5 | fresh bases past 100, where no program can be built |
+| 3 a copy of the package's spike (its code object in a new function) | 6.2 | the judge finds the refused function's bytecode in the answer's bytes |
+| 3 the package's spike / build_MLP / interpolating_mlp / Fig. 6.2 builder called by the answer | 6.2, 6.3, 6.5 | `refuse`: switched off in the worker |
+| 3 the checker's helpers patched in the kernel (_keys, _book_sep) | 6.17 | the judge is another process; the kernel's module is not used |
+| 3 the checker's tables patched by the builder where it runs | 6.17 | the worker's copy of ch06 is not the judge's |
+| 3 an oracle program (array subclasses that answer for the engine) | 6.7, 6.10, 6.11, 6.13, 6.14, 6.16, 6.19, 6.20 | values cross as plain arrays |
+| 3 the book's 4-dim adder shown as 3-dim by a dict subclass | 6.7 | read once, in the worker; the budget is measured on what is run |
+| 6 a tens head that attends but writes to coordinates the MLP does not read | 6.10 | distinctness is measured on the MLP's hidden units (mlp_in @ M1), not on all of mlp_in |
+| 6 the book's decimal adder with 20 zero dimensions appended | 6.17 | keys compared at the book's width (times sqrt(7 / d_model)) |
+| 6 ln2's gamma x1000 with M1 / 1000 | 6.15, 6.17 | keys measured before ln2's gamma and beta |
+| 6 NaN from finite weights (overflow times 0), NaN attention | 6.2, 6.3, 6.4, 6.6 | NaN counts as infinitely wrong |
+| 6 a units-only adder; a decoy head that carries nothing; a leftover hidden by scaling down | 6.10, 6.13, 6.8 | head and MLP-input probes over all prompts; tolerance relative to the digit gap |
+
+(Classes 4 and 5 of issue 17 concern training puzzles and 1.3: none in this chapter.)
 The contract every checker keeps (the reference passes, garbage is reported, loops are
 stopped) is tested once in test_checker_contract.py; the reference answers come from their
 one copy, the solutions notebook (``answer``).
 """
 import copy
-import time
+import inspect
+import re
+import types
 
 import numpy as np
 import pytest
 
 import taotp
+from checking import SHORT, NeverArray, fails, forever, never_names, passes, verdict
 from solutions import answer
-from taotp.addition import addition_prompts, answer_digits, fit_lookup_mlp, spike
-from taotp.exercises import ch06, check, registry
-from test_exercises_ch04 import NeverArray, Switch, budgeted, forever, oracle_program
+from taotp.addition import addition_prompts, answer_digits, fit_lookup_mlp
+from taotp.exercises import ch06
+
+MAX = np.finfo(float).max
 
 
-def fails(checker, answer, *fragments):
-    result = checker(answer)
-    assert not result.passed, result.message
-    for fragment in fragments:
-        assert fragment in result.message, result.message
-    return result
+def spike(x0=0.0, a0=1.0, width=1.0):
+    """A spike written here (the package's own is switched off for 6.2 and 6.3)."""
+    return (np.full((1, 3), 1 / width), np.array([1.0, 0.0, -1.0]) - x0 / width,
+            a0 * np.array([[1.0], [-2.0], [1.0]]), np.zeros(1))
 
 
 def _nan_mod_adder():
@@ -52,18 +76,16 @@ def _nan_mod_adder():
 
 
 PARAMS_PUZZLES = ['6.6', '6.7', '6.8', '6.10', '6.11', '6.13', '6.14', '6.15', '6.16', '6.19']
-MLP_PUZZLES = ['6.2', '6.3', '6.4']
 
 # garbage particular to Chapter 6's answers: MLP weight tuples and broken adders
 EXTRA_GARBAGE = {
-    **{pid: {'a short weight tuple': (1, 2, 3),
-             'weights whose shapes disagree': (np.ones((1, 2)), np.ones(2), np.ones((3, 1)), 0.0),
-             'weights with a NaN': (np.full((1, 2), np.nan), np.ones(2), np.ones((2, 1)), 0)}
-       for pid in ['6.4']},
+    '6.4': {'a short weight tuple': (1, 2, 3),
+            'weights whose shapes disagree': (np.ones((1, 2)), np.ones(2), np.ones((3, 1)), 0.0),
+            'weights with a NaN': (np.full((1, 2), np.nan), np.ones(2), np.ones((2, 1)), 0)},
     **{pid: {'a function returning a short tuple': lambda *a: (1, 2, 3),
              'a function returning NaN weights': lambda *a: (np.full((1, 3), np.nan), np.ones(3),
                                                              np.ones((3, 1)), np.zeros(1))}
-       for pid in MLP_PUZZLES[:2]},
+       for pid in ('6.2', '6.3')},
     **{pid: {'an adder with a NaN': _nan_mod_adder()} for pid in PARAMS_PUZZLES},
 }
 
@@ -73,74 +95,66 @@ def test_registry_lists_all_twenty():
     assert ids == [f'6.{i}' for i in range(1, 21)]
     checked = [p.id for p in ch06.PUZZLES if p.kind == 'checked']
     assert len(checked) == 16 and {'6.19', '6.20'} <= set(checked)
-    assert all(registry()[i].checker is not None for i in checked)
+
+
+def test_the_module_stays_small():
+    assert len(inspect.getsource(ch06).splitlines()) <= 600
 
 
 def test_a_nan_program_is_named():
-    fails(ch06.check_6_14, _nan_mod_adder(), 'non-finite')
+    fails('6.14', _nan_mod_adder(), 'non-finite')
 
 
 def test_raising_function_names_the_input():
     def raises(*args):
         raise RuntimeError('boom')
-    fails(ch06.check_6_2, raises, 'your spike raised RuntimeError: boom on x0=0.0, a0=1.0')
+    fails('6.2', raises, 'your spike raised RuntimeError: boom on x0=0.0, a0=1.0')
 
 
 # ----------------------------------------------------------------------------- 6.2-6.5
 
 def test_6_2_wrong():
-    fails(ch06.check_6_2, lambda x0, a0: spike(x0, 1.0), 'x0=2.5, a0=-3.0',
-          'expected f(x0) = -3.0')
-    fails(ch06.check_6_2, lambda x0, a0: spike(x0, a0, width=2.0), 'x0=0.0, a0=1.0',
-          'expected 0 at x')
+    fails('6.2', lambda x0, a0: spike(x0, 1.0), 'x0=2.5, a0=-3.0', 'f(x0) should be a0 = -3.0')
+    fails('6.2', lambda x0, a0: spike(x0, a0, width=2.0), 'x0=0.0, a0=1.0',
+          'f should be 0 where |x - x0| >= 1')
 
 
 def test_6_3_wrong():
-    def fixed_width(xs, ys):  # forgets min_sep: neighbouring spikes overlap
-        w = taotp.build_MLP(xs, ys)
-        return w[0] * w.min_sep, w[1] + (np.repeat(np.asarray(xs), 3) / w.min_sep
-                                          - np.repeat(np.asarray(xs), 3)), w[2], w[3]
-    fails(ch06.check_6_3, fixed_width, 'points: at x =', 'expected')
+    def fixed_width(xs, ys):      # forgets the smallest gap: neighbouring spikes overlap
+        xs, ys = np.asarray(xs, float), np.asarray(ys, float)
+        return (np.full(3 * len(xs), 1.0), (np.array([1.0, 0.0, -1.0]) - xs[:, None]).ravel(),
+                (np.array([1.0, -2.0, 1.0])[None, :, None] * ys[:, None]).reshape(-1, ys.shape[1]),
+                np.zeros(ys.shape[1]))
+    fails('6.3', fixed_width, 'random points', 'your MLP gives', 'ch06.mlp_sets(')
 
     def too_wide(xs, ys):
-        m1, b1, M2, b2 = taotp.build_MLP(xs, ys)
+        m1, b1, M2, b2 = fixed_width(xs, ys)
         return np.append(m1, 0.0), np.append(b1, 0.0), np.vstack([M2, 0 * M2[:1]]), b2
-    fails(ch06.check_6_3, too_wide, '1 random points: budget: at most 3 hidden units; got 4')
+    fails('6.3', too_wide, 'the 3 points shown', 'budget: at most 9 hidden units', 'got 10 hidden')
 
 
 def test_6_4_wrong():
-    fails(ch06.check_6_4, spike(), 'budget: 2 hidden units', 'got 3 hidden units')
-    step = (np.array([[1.0, 1.0]]), np.array([1.0, 0.0]), np.array([[1.0], [-1.0]]), np.zeros(1))
-    fails(ch06.check_6_4, step, 'expected f(x) <= 0 for |x| >= 1; got f(1')
+    fails('6.4', tuple(spike()), 'budget: 2 hidden units', 'got 3 hidden units')
+    step = (np.array([[1.0, 1.0]]), np.array([1.0, 0.0]), np.array([[1.0], [-2.0 + 1]]),
+            np.zeros(1))
+    fails('6.4', step, 'f(x) should be <= 0 for |x| >= 1; got f(', ') = 1.0')
 
 
 def test_6_5_wrong_and_other_correct_forms():
-    result = fails(ch06.check_6_5, lambda b: 58 * b + 50,
-                   'b = 2: your formula gives 166, more than count_params counts')
-    assert '165' not in result.message                 # the message does not give the count
-    fails(ch06.check_6_5, lambda b: 'many', 'b = 2: expected a number, got str')
-    build = lambda b: taotp.count_params(
-        taotp.build_single_digit_mod_transformer(base=b))['n_params']
-    fails(ch06.check_6_5, build,                   # counting a built program is no formula
-          'calls taotp.addition.programs.build_single_digit_mod_transformer')
-    assert ch06.check_6_5(lambda b: (58 * b + 49, 40 * b - 21))    # (total, non-zeros)
+    result = fails('6.5', lambda b: 58 * b + 50, 'b = 2: your formula gives 166, which is not')
+    never_names(result, '165', 'more', 'fewer')
+    fails('6.5', lambda b: 'many', 'b = 2: your formula should give a number; got str')
+    passes('6.5', lambda b: (58 * b + 49, 40 * b - 21))              # (total, non-zeros)
+    passes('6.5', lambda b: 58.0 * b + 49.0)
 
 
 # ----------------------------------------------------------------------------- 6.6-6.8
 
-def test_6_6_wrong():
-    fails(ch06.check_6_6, taotp.build_single_digit_mod_transformer(),
-          '[0, 0]: expected attention output [1.0, 0.0, 0.0, 0.0]')
-
-
-def test_6_7_wrong():
-    fails(ch06.check_6_7, taotp.build_single_digit_mod_transformer(),
-          'is over the budget: 4 d_model; at most 3 allowed')
-
-
-def test_6_8_wrong():
-    fails(ch06.check_6_8, taotp.build_single_digit_mod_transformer(),
-          '[9, 9]: the residual before the final layer norm should be tok_emb[8]')
+def test_6_6_to_6_8_wrong():
+    book = taotp.build_single_digit_mod_transformer()
+    fails('6.6', book, '[0, 0]: the attention output should be [1.0, 0.0, 0.0, 0.0]')
+    fails('6.7', book, 'is over the budget: 4 d_model; at most 3 allowed')
+    fails('6.8', book, '[9, 9]: the residual before the final layer norm should be tok_emb[8]')
 
 
 # ----------------------------------------------------------------------------- 6.10-6.15
@@ -152,200 +166,138 @@ def first_heads(params, k):
     return params
 
 
-def test_6_10_wrong():
-    fails(ch06.check_6_10, taotp.build_multi_digit_mod_transformer(2),
-          'is over the budget: 5 heads in a layer; at most 3 allowed')
-    fails(ch06.check_6_10, first_heads(taotp.build_multi_digit_mod_transformer(2), 3),
-          '[a, a, +, b, b, =] -> (a + b) mod 10: prompt [', 'expected')
-
-
-def test_6_11_wrong():
-    moved = first_heads(taotp.build_multi_digit_mod_transformer(2), 3)
+def test_6_10_to_6_14_wrong():
+    book = taotp.build_multi_digit_mod_transformer(2)
+    fails('6.10', book, 'is over the budget: 5 heads in a layer; at most 3 allowed')
+    fails('6.10', first_heads(copy.deepcopy(book), 3),
+          '[a, a, +, b, b, =] -> (a + b) mod 10: prompt [', 'expected', 'of these 10,000 prompts')
+    moved = first_heads(copy.deepcopy(book), 3)
     moved['pos_emb'] = moved['pos_emb'][::-1].copy()
-    fails(ch06.check_6_11, moved, 'pos_emb must keep three columns equal to pos_enc_3d_array(6)')
-
-
-def test_6_13_wrong():
-    fails(ch06.check_6_13, taotp.build_multi_digit_mod_transformer(2),
-          'is over the budget: 5 heads in a layer; at most 4 allowed')
-
-
-def test_6_14_wrong_and_a_refit_passes():
-    fails(ch06.check_6_14, taotp.build_multi_digit_mod_transformer(2),
+    fails('6.11', moved, 'three columns equal to pos_enc_3d_array(6)', 'none match')
+    fails('6.13', book, 'is over the budget: 5 heads in a layer; at most 4 allowed')
+    fails('6.14', book,
           'floor((a + b) / 10) mod 10: prompt [0, 0, 10, 0, 1, 11]: expected [0], got [1]')
+
+
+def test_6_14_a_refit_passes():
     prompts, pairs = addition_prompts(2)
     params, _ = fit_lookup_mlp(taotp.build_multi_digit_mod_transformer(2), prompts,
                                pairs.sum(1) // 10 % 10)
-    assert ch06.check_6_14(params)
+    passes('6.14', params)
 
 
 def test_6_15_wrong():
-    fails(ch06.check_6_15, taotp.build_multi_digit_mod_transformer(3),
-          'but the MLP keys of the sums', 'are only 1.37e-09 apart')
+    fails('6.15', taotp.build_multi_digit_mod_transformer(3), 'but the MLP keys of the sums',
+          'are only 1.37e-09 apart')
 
 
 # ----------------------------------------------------------------------------- 6.16-6.20
 
 def test_6_16_wrong():
-    fails(ch06.check_6_16, taotp.build_decimal_addition_transformer(2),
+    fails('6.16', taotp.build_decimal_addition_transformer(2),
           'block_size must be at least 14 for this task; got 8')
     absolute = taotp.build_decimal_addition_transformer(2)   # reads absolute positions
     absolute['pos_emb'] = np.vstack([absolute['pos_emb'], absolute['pos_emb'][:6]])
-    fails(ch06.check_6_16, absolute, 'prefix of 1 digits: prompt [', 'expected')
+    result = fails('6.16', absolute, 'a prefix of 1 nines: ', 'prompt [9, ', 'expected')
+    assert 'prefix of 1 digits' not in result.message
 
 
 def test_6_17_wrong():
-    fails(ch06.check_6_17, taotp.build_decimal_addition_transformer,
-          '1 digits: right, but the keys of all (sum, answer position) pairs are 0.006 apart',
-          "the book's construction reaches 0.006")
+    fails('6.17', taotp.build_decimal_addition_transformer,
+          'n_digits=1: right, but the keys of all (sum, answer position) pairs are only 0.006 '
+          "apart", "the book's construction reaches 0.006")
 
 
 def test_6_19_wrong():
-    fails(ch06.check_6_19, taotp.build_decimal_addition_transformer(2),
+    fails('6.19', taotp.build_decimal_addition_transformer(2),
           'block_size must be at least 9 for this task; got 8')
-    fails(ch06.check_6_19, taotp.build_decimal_addition_transformer(3),
-          '0 + 0: prompt [0, 10, 0, 11]: expected [0, 11], got [')
-
-
-def test_6_19_reference_passes_on_all_pairs(capsys):
-    """The solution notebook's adder, checked on all 10,000 pairs by the shared engine."""
-    adder = answer('6.19')
-    start = time.perf_counter()
-    result = check('6.19', adder)
-    seconds = time.perf_counter() - start
-    with capsys.disabled():
-        print(f'\n6.19 reference: {seconds:.1f} s')
-    assert result, result.message
-    assert 'all 10,000 pairs' in result.message
+    fails('6.19', taotp.build_decimal_addition_transformer(3),
+          'without padding: 0 + 0: prompt [0, 10, 0, 11]: expected [0, 11], got [',
+          'of these 55 prompts wrong')
 
 
 def test_6_20_wrong():
-    fails(ch06.check_6_20, taotp.build_decimal_addition_transformer,
+    fails('6.20', taotp.build_decimal_addition_transformer,
           '1-digit multiplication: prompt [0, 10, 1, 11]: expected [0, 0], got [0, 1]')
 
 
-# ----------------------------------------------------------------------------- cheats
+# ----------------------------------------------------------------------------- attacks
 
-def _padded_next(n, op, width):
-    """The next answer digit of a padded [a.., 10, b.., 11] prompt, by Python."""
-    def answer_fn(prefix):
-        if len(prefix) < 2 * n + 2:
-            return 0
-        a = int(''.join(map(str, prefix[:n])))
-        b = int(''.join(map(str, prefix[n + 1:2 * n + 1])))
-        digits = [int(c) for c in str(op(a, b)).zfill(width)][-width:]
-        done = len(prefix) - (2 * n + 2)
-        return digits[done] if done < width else 0
-    return answer_fn
+class Smart(np.ndarray):
+    """An array that would answer for the engine if the engine ran in the reader's kernel."""
+
+    def __array_function__(self, func, types, args, kwargs):
+        return super().__array_function__(func, types, args, kwargs)
 
 
-def _prefix_next(prefix):
-    if 11 not in prefix:
-        return 0
-    e = prefix.index(11)
-    body = prefix[:e + 1][-6:]
-    digits = [int(c) for c in str(body[0] * 10 + body[1] + body[3] * 10 + body[4]).zfill(3)]
-    done = len(prefix) - 1 - e
-    return digits[done] if done < 3 else 0
-
-
-def _unpadded_next(prefix):
-    if 11 not in prefix:
-        return 0
-    e, p = prefix.index(11), prefix.index(10)
-    a, b = int(''.join(map(str, prefix[:p]))), int(''.join(map(str, prefix[p + 1:e])))
-    out = [int(c) for c in str(a + b)] + [11]
-    done = len(prefix) - 1 - e
-    return out[done] if done < len(out) else 0
-
-
-def oracle(answer_fn, vocab, block, d_model=1, heads=None):
-    layers = [] if heads is None else [taotp.base_layer(heads, d_model, 0, 1)]
-    return lambda: oracle_program(answer_fn, vocab, block, d_model, layers)
-
-
-def oracle_6_11():
-    p = oracle_program(_padded_next(2, lambda a, b: a + b, 1), 12, 6, 3,
-                       [taotp.base_layer(1, 3, 0, 1)])
-    p['pos_emb'] = taotp.pos_enc_3d_array(6)
+def oracle(vocab, block, d_model=1, heads=None, circle=False):
+    p = taotp.base_params(vocab, block, d_model)
+    p['out_emb'] = np.ones((vocab, d_model)).view(Smart)
+    p['layers'] = [] if heads is None else [taotp.base_layer(heads, d_model, 0, 1)]
+    if circle:
+        p['pos_emb'] = taotp.pos_enc_3d_array(block)
     return p
-
-
-OLD_SPIKES = {(0.0, 1.0), (2.5, -3.0), (-7.0, 0.25), (1e3, 42.0), (0.3, 0.0)}
-
-
-def old_spikes_only():
-    return lambda x0, a0: spike(x0, a0) if (x0, a0) in OLD_SPIKES else spike(x0, 1.0)
-
-
-def rounded_spike():
-    return lambda x0, a0: spike(round(x0, 1), a0)
-
-
-def neighbour_width():
-    """build_MLP whose spike width is the smallest gap between neighbours *in list order*."""
-    def build(xs, ys):
-        xs, ys = np.asarray(xs, float), np.asarray(ys, float).reshape(len(xs), -1)
-        width = np.abs(np.diff(xs)).min() if len(xs) > 1 else 1.0
-        m1 = np.full(3 * len(xs), 1 / width)
-        b1 = (-xs[:, None] / width + [1.0, 0.0, -1.0]).ravel()
-        M2 = (ys[:, None, :] * np.array([1.0, -2.0, 1.0])[None, :, None]).reshape(-1, ys.shape[1])
-        return m1, b1, M2, np.zeros(ys.shape[1])
-    return build
-
-
-def through_old_points():
-    """58 b + 49 plus a polynomial that vanishes on the old checker's seven bases."""
-    return lambda b: 58 * b + 49 + np.prod([b - k for k in (2, 3, 7, 10, 16, 30, 99)])
 
 
 def shown_as_3_dims():
     """The book's 4-dim adder; every key read shows a 3-dim program (an empty one)."""
-    fake = taotp.base_params(10, 2, 3)
-    return Switch(taotp.build_single_digit_mod_transformer(), fake)
+    class Switch(dict):
+        def __getitem__(self, key):
+            return self.fake[key]
+    switch = Switch(taotp.build_single_digit_mod_transformer())
+    switch.fake = taotp.base_params(10, 2, 3)
+    return switch
 
 
 def scaled_leftover():
-    """The reference plus a leftover of 1e-3 in b2, read out untied, then scaled down 1e-4.
-
-    Scaling every write by 1e-4 leaves layer norm's output alone, so the program still
-    adds; the leftover shrinks to 1e-7, under an absolute tolerance of 1e-6.
-    """
+    """The reference plus a leftover of 1e-3 in b2, read out untied, then scaled down 1e-4
+    (layer norm's output is unchanged; the leftover shrinks to 1e-7, under 1e-6)."""
     p = copy.deepcopy(answer('6.8'))
     layer = p['layers'][0]
     layer['b2'] = layer['b2'] + 1e-3 * np.array([1.0, -1.0, 1.0, -1.0])
     out = taotp.layer_norm(p['tok_emb'])
-    eps = 1e-4
-    p['tok_emb'], p['pos_emb'] = p['tok_emb'] * eps, p['pos_emb'] * eps
+    p['tok_emb'], p['pos_emb'] = p['tok_emb'] * 1e-4, p['pos_emb'] * 1e-4
     for name in ('P', 'M2', 'b2'):
-        layer[name] = layer[name] * eps
+        layer[name] = layer[name] * 1e-4
     p['out_emb'] = out
     return p
 
 
+def _refit_mod(p, tol=1e-12):
+    prompts, pairs = addition_prompts(2)
+    return fit_lookup_mlp(p, prompts, pairs.sum(1) % 10, tol=tol)[0]
+
+
 def units_only():
-    """6.10's reference with the tens head silenced and the MLP refitted: mod 10 stays right."""
+    """6.10's reference with the tens head silenced and the MLP refitted."""
     p = copy.deepcopy(answer('6.10'))
     for name in 'QKVP':
         p['layers'][0][name][1] = 0.0
-    prompts, pairs = addition_prompts(2)
-    return fit_lookup_mlp(p, prompts, pairs.sum(1) % 10, tol=1e-9)[0]
+    return _refit_mod(p, 1e-9)
 
 
 def decoy_tens_head():
     """6.10's reference whose tens head still attends to both tens digits but carries nothing."""
     p = copy.deepcopy(answer('6.10'))
     p['layers'][0]['V'][1] = 0.0
-    prompts, pairs = addition_prompts(2)
-    return fit_lookup_mlp(p, prompts, pairs.sum(1) % 10, tol=1e-9)[0]
+    return _refit_mod(p, 1e-9)
+
+
+def tens_to_unread_coordinates():
+    """6.10's reference whose tens head writes +-1e-6 of the tens into coordinates 2 and 3,
+    which M1 does not read (mean kept, so layer norm hardly mixes them into the key); the MLP
+    is refitted on the units.  Every prompt's full MLP input still differs by sum."""
+    p = copy.deepcopy(answer('6.10'))
+    P = p['layers'][0]['P']
+    P[1, 2, 0], P[1, 3, 0], P[1, 0, 0] = 1e-6 * P[1, 0, 0], -1e-6 * P[1, 0, 0], 0.0
+    return _refit_mod(p, 1e-9)
 
 
 def decoy_digit_head():
     """6.13's reference whose head on a's tens digit still attends there but carries nothing."""
     p = copy.deepcopy(answer('6.13'))
     p['layers'][0]['V'][3] = 0.0
-    prompts, pairs = addition_prompts(2)
-    return fit_lookup_mlp(p, prompts, pairs.sum(1) % 10)[0]
+    return _refit_mod(p)
 
 
 def without_a_tens_head():
@@ -353,8 +305,7 @@ def without_a_tens_head():
     p = taotp.build_multi_digit_mod_transformer(2)
     for name in 'QKVP':
         p['layers'][0][name] = np.delete(p['layers'][0][name], 3, axis=0)
-    prompts, pairs = addition_prompts(2)
-    return fit_lookup_mlp(p, prompts, pairs.sum(1) % 10)[0]
+    return _refit_mod(p)
 
 
 def pair_keyed_on_old_pairs():
@@ -363,12 +314,10 @@ def pair_keyed_on_old_pairs():
     P = p['layers'][0]['P']
     P[:3, 0, 0] *= 1.001 / 1000                  # heads 0-2 read b, heads 3-5 read a
     P[3:6, 0, 0] /= 1000
-    rng = np.random.default_rng(615)
-    extremes = [[0, 0], [999, 999], [999, 1], [500, 500]]
     sums = np.arange(1999)
     a = np.minimum(sums, 999)
-    pairs = np.vstack([np.stack([a, sums - a], axis=1), extremes,
-                       rng.integers(0, 1000, (300, 2))])
+    pairs = np.vstack([np.stack([a, sums - a], axis=1), ch06._carry_pairs(3),
+                       np.random.default_rng(615).integers(0, 1000, (3000, 2))])
     prompts, pairs = addition_prompts(3, pairs)
     return fit_lookup_mlp(p, prompts, pairs.sum(1) % 10)[0]
 
@@ -379,7 +328,8 @@ def _refit_decimal(p, n, layer, row, tol, wrong_sum=0):
     a = np.minimum(sums, 10 ** n - 1)
     prompts, _ = addition_prompts(n, np.stack([a, sums - a], axis=1))
     digits = answer_digits(sums, n + 1)
-    digits[wrong_sum, -1] = 5
+    if wrong_sum is not None:
+        digits[wrong_sum, -1] = 5
     seqs = np.concatenate([prompts, digits[:, :-1]], axis=1)
     return fit_lookup_mlp(p, seqs, digits, layer=layer, row=row, at=range(2 * n + 1, 3 * n + 2),
                           tol=tol)[0]
@@ -394,16 +344,38 @@ def wide_adder_wrong_at_0():
     return lambda n: build(n) if n == 1 else _refit_decimal(build(2), 2, 0, 0, 1e-12)
 
 
-def knows_old_products():
-    """The reference multiplier, its lookup fitted on the old checker's 43 2-digit pairs only."""
+def padded(params, extra):
+    """``params`` with ``extra`` zero dimensions appended to the residual stream."""
+    def grow(a, axis):
+        shape = list(a.shape)
+        shape[axis] = extra
+        return np.concatenate([a, np.zeros(shape)], axis=axis)
+    for key in ('tok_emb', 'pos_emb', 'out_emb'):
+        params[key] = grow(params[key], 1)
+    for layer in params['layers']:
+        for key, axis in (('Q', 1), ('K', 1), ('V', 1), ('P', 1), ('M1', 0), ('M2', 1),
+                          ('b2', 0)):
+            layer[key] = grow(layer[key], axis)
+    return params
+
+
+def book_adder_padded(n):
+    """The book's decimal adder with 20 zero dimensions (layer norm stretches every key by
+    about sqrt(27 / 7)), its lookup refitted: nothing about the construction changed."""
+    return _refit_decimal(padded(taotp.build_decimal_addition_transformer(n), 20), n, 0, 0,
+                          1e-12, wrong_sum=None)
+
+
+def knows_old_products(shown=((99, 99), (10, 10), (0, 57))):
+    """The reference multiplier, its lookup fitted on the old checker's 43 2-digit pairs only
+    (or on ``shown`` and its 40 seeded random pairs)."""
     build = answer('6.20')
 
     def multiplier(n):
         p = build(n)
         if n == 1:
             return p
-        rng = np.random.default_rng(620)
-        pairs = np.vstack([[[99, 99], [10, 10], [0, 57]], rng.integers(0, 100, size=(40, 2))])
+        pairs = np.vstack([shown, np.random.default_rng(620).integers(0, 100, size=(40, 2))])
         prompts, pairs = addition_prompts(2, pairs)
         digits = answer_digits(pairs[:, 0] * pairs[:, 1], 4)
         seqs = np.concatenate([prompts, digits[:, :-1]], axis=1)
@@ -411,31 +383,49 @@ def knows_old_products():
     return multiplier
 
 
-ADD = lambda a, b: a + b
+OLD_SPIKES = {(0.0, 1.0), (2.5, -3.0), (-7.0, 0.25), (1e3, 42.0), (0.3, 0.0)}
+
+
+def neighbour_width():
+    """build_MLP whose spike width is the smallest gap between neighbours *in list order*."""
+    def build(xs, ys):
+        xs, ys = np.asarray(xs, float), np.asarray(ys, float).reshape(len(xs), -1)
+        width = np.abs(np.diff(xs)).min() if len(xs) > 1 else 1.0
+        m1 = np.full(3 * len(xs), 1 / width)
+        b1 = (-xs[:, None] / width + [1.0, 0.0, -1.0]).ravel()
+        M2 = (ys[:, None, :] * np.array([1.0, -2.0, 1.0])[None, :, None]).reshape(-1, ys.shape[1])
+        return m1, b1, M2, np.zeros(ys.shape[1])
+    return build
+
+
 CHEATS = [
-    ('6.2', old_spikes_only, 'x0=123.456, a0=-7.89'),
-    ('6.2', rounded_spike, 'x0=123.456, a0=-7.89'),
-    ('6.3', neighbour_width, '5 random points: at x = 0.04'),
-    ('6.5', through_old_points, 'b = 4: your formula gives'),
-    ('6.7', oracle(lambda p: (p[0] + p[1]) % 10 if len(p) == 2 else 0, 10, 2, 3), 'prompt ['),
-    ('6.7', shown_as_3_dims, 'prompt ['),
+    ('6.2', lambda: lambda x0, a0: spike(x0, a0 if (x0, a0) in OLD_SPIKES else 1.0),
+     'x0=123.456, a0=-7.89'),
+    ('6.2', lambda: lambda x0, a0: spike(round(x0, 1), a0), 'x0=123.456, a0=-7.89'),
+    ('6.3', neighbour_width, 'random points'),
+    ('6.5', lambda: lambda b: 58 * b + 49 + np.prod([b - k for k in (2, 3, 7, 10, 16, 30, 99)]),
+     'b = 4: your formula gives'),
+    ('6.7', lambda: oracle(10, 2, 3), 'prompt ['),
+    ('6.7', shown_as_3_dims, 'is over the budget: 4 d_model'),
     ('6.8', scaled_leftover, 'of the smallest gap between two digits\' embeddings'),
-    ('6.10', oracle(_padded_next(2, ADD, 1), 12, 6, 1, heads=1), 'prompt ['),
+    ('6.10', lambda: oracle(12, 6, 1, heads=1), 'prompt ['),
     ('6.10', units_only, 'no head reads both tens digits'),
-    ('6.10', decoy_tens_head, 'the MLP gets the same input for a sum of'),
-    ('6.11', oracle_6_11, 'prompt ['),
-    ('6.13', oracle(_padded_next(2, ADD, 1), 12, 6, 1, heads=4), 'prompt ['),
+    ('6.10', decoy_tens_head, 'the MLP\'s hidden units get the same input for a sum of'),
+    ('6.10', tens_to_unread_coordinates, 'the MLP\'s hidden units get the same input'),
+    ('6.11', lambda: oracle(12, 6, 3, heads=1, circle=True), 'prompt ['),
+    ('6.13', lambda: oracle(12, 6, 1, heads=4), 'prompt ['),
     ('6.13', without_a_tens_head, "no head reads a's tens digit"),
-    ('6.13', decoy_digit_head, 'the MLP gets the same input for a sum of'),
-    ('6.14', oracle(_padded_next(2, lambda a, b: (a + b) // 10, 1), 12, 6), 'prompt ['),
-    ('6.15', pair_keyed_on_old_pairs, '3-digit (a + b) mod 10: prompt ['),
-    ('6.16', oracle(_prefix_next, 12, 14), 'prompt ['),
+    ('6.13', decoy_digit_head, 'the MLP\'s hidden units get the same input for a sum of'),
+    ('6.14', lambda: oracle(12, 6), 'prompt ['),
+    ('6.15', pair_keyed_on_old_pairs, '3-digit (a + b) mod 10, random pair: '),
+    ('6.16', lambda: oracle(12, 14), 'prompt ['),
     ('6.16', prefix_adder_wrong_at_0, 'expected [0, 0, 0], got [0, 0, 5]'),
-    ('6.17', wide_adder_wrong_at_0, '2 digits: prompt [0, 0, 10, 0, 0, 11]: expected [0, 0, 0]'),
-    ('6.19', oracle(_unpadded_next, 12, 9), 'prompt ['),
-    ('6.20', lambda: lambda n: oracle_program(_padded_next(n, lambda a, b: a * b, 2 * n), 12,
-                                              4 * n + 1), 'prompt ['),
-    ('6.20', knows_old_products, '2-digit multiplication: prompt ['),
+    ('6.17', wide_adder_wrong_at_0, '2-digit addition: prompt [0, 0, 10, 0, 0, 11]: expected '
+                                    '[0, 0, 0]'),
+    ('6.17', lambda: book_adder_padded, 'beat it by at least 1%'),
+    ('6.19', lambda: oracle(12, 9), 'prompt ['),
+    ('6.20', lambda: lambda n: oracle(12, 4 * n + 1), 'prompt ['),
+    ('6.20', knows_old_products, '2-digit multiplication: '),
 ]
 
 
@@ -443,16 +433,15 @@ CHEATS = [
                          ids=[f'{p}-{getattr(c, "__name__", "oracle")}-{i}'
                               for i, (p, c, _) in enumerate(CHEATS)])
 def test_cheats_do_not_pass(puzzle, cheat, message):
-    answer('6.20')                      # read the solutions once, outside any time limit
-    result = registry()[puzzle].checker(cheat())
-    assert not result, f'{puzzle} passed: {result.message}'
-    assert message in result.message, result.message
+    fails(puzzle, cheat(), message)
 
 
 def test_the_cheats_are_real():
-    """Run as submitted, the cheats answer right where the old checkers looked."""
+    """Run in the reader's kernel, the structural cheats answer right where the old checkers
+    looked, and the appended dimensions widen the unnormalised keys past the book's."""
     prompts, pairs = addition_prompts(2)
-    for params in (units_only(), decoy_tens_head(), without_a_tens_head(), decoy_digit_head()):
+    for params in (units_only(), decoy_tens_head(), tens_to_unread_coordinates(),
+                   without_a_tens_head(), decoy_digit_head()):
         pred = taotp.teacher_forced_argmax(np.concatenate([prompts, (pairs.sum(1) % 10)[:, None]],
                                                           1), params, 6)
         assert (pred[:, 0] == pairs.sum(1) % 10).all()
@@ -461,26 +450,174 @@ def test_the_cheats_are_real():
     assert (taotp.last_token_argmax(single, one) == single.sum(1) % 10).all()
     gap = taotp.trace(single, one).final[:, 1] - one['tok_emb'][single.sum(1) % 10]
     assert np.abs(gap).max() < 1e-6                    # the old absolute tolerance
+    mlp_in = taotp.trace(prompts, tens_to_unread_coordinates()).mlp_in[0][:, 5]
+    assert len(np.unique(np.round(mlp_in / np.abs(mlp_in).max(), 9), axis=0)) >= 199
+    for n in (1, 2):
+        p = book_adder_padded(n)
+        prompts_n, pairs_n = addition_prompts(n)
+        digits = answer_digits(pairs_n.sum(1), n + 1)
+        keys = taotp.addition.mlp_inputs(p, np.concatenate([prompts_n, digits[:, :-1]], 1), 0,
+                                         range(2 * n + 1, 3 * n + 2), 0)
+        labels = pairs_n.sum(1)[:, None] * 10 + np.arange(n + 1)[None]
+        assert ch06._separation(keys, labels)[0] > 1.5 * ch06._book_sep('decimal', n)
 
 
-class NeverFloat:
-    def __float__(self):
-        forever()
+# ----------------------------------------------------------------------------- attacks by class
 
+def test_class_1_a_replayed_seed_does_not_help():
+    """Read the seed of one check's hidden spikes, answer right exactly there: the next check
+    draws other ones."""
+    shown = set(ch06.SPIKES_SHOWN)
+    first = fails('6.2', lambda x0, a0: spike(x0, a0 if (x0, a0) in shown else 1.0),
+                  'spike_cases(')
+    seed = int(re.search(r'spike_cases\((\d+)\)', first.message).group(1))
+    known = shown | set(ch06.spike_cases(seed))
+    fails('6.2', lambda x0, a0: spike(x0, a0 if (x0, a0) in known else 1.0), 'spike_cases(')
+
+
+def test_class_1_hidden_messages_never_name_the_product():
+    special = [[99, 99], [10, 10], [0, 57], [57, 0], [0, 0], [1, 99], [99, 1], [50, 50],
+               [11, 11], [64, 16], [32, 32], [25, 4], [98, 99], [12, 34], [90, 90], [1, 1]]
+    result = fails('6.20', knows_old_products(special), '2-digit multiplication: ', ' x ')
+    a, b = map(int, re.search(r'multiplication: (\d+) x (\d+)', result.message).groups())
+    never_names(result, [int(c) for c in f'{a * b:04d}'], 'of these')
+
+
+def test_class_1_hidden_messages_never_name_the_sum():
+    result = fails('6.15', pair_keyed_on_old_pairs(), 'random pair: ')
+    a, b = map(int, re.search(r'random pair: (\d+) \+ (\d+)', result.message).groups())
+    never_names(result, [(a + b) % 10], 'expected', 'of these')
+
+
+def test_class_2_the_count_is_not_in_the_source():
+    source = inspect.getsource(ch06)
+    assert not re.search(r'58\s*\*?\s*b|\b629\b|\b165\b', source)
+
+
+def test_class_3_a_table_of_the_packages_counts_fails():
+    table = {b: taotp.count_params(taotp.build_single_digit_mod_transformer(base=b))['n_params']
+             for b in range(2, 101)}
+    fails('6.5', lambda b: table[b], 'your formula raised KeyError')
+
+
+def test_class_3_a_copy_of_the_packages_spike_is_refused():
+    copied = types.FunctionType(taotp.addition.spike.__code__, {'np': np}, 'my_spike',
+                                taotp.addition.spike.__defaults__)
+    fails('6.2', copied, 'holds a copy of the code of taotp.addition.spike')
+
+
+@pytest.mark.parametrize('puzzle, answer_fn, words', [
+    ('6.2', lambda x0, a0: tuple(taotp.addition.spike(x0, a0)), 'taotp.addition.spike is switched off'),
+    ('6.2', lambda x0, a0: tuple(taotp.build_MLP([x0], [[a0]])), 'taotp.build_MLP is switched off'),
+    ('6.3', lambda xs, ys: tuple(taotp.build_MLP(xs, ys)), 'taotp.build_MLP is switched off'),
+    ('6.3', lambda xs, ys: tuple(taotp.addition.mlp.build_MLP(xs, ys)), 'is switched off'),
+    ('6.3', lambda xs, ys: taotp.lookup.universal.interpolating_mlp(
+        xs, np.hstack([np.zeros((len(xs), 1)), ys]), ys.shape[1] + 1, range(ys.shape[1] + 1)),
+     'interpolating_mlp is switched off'),
+    ('6.5', lambda b: taotp.count_params(taotp.build_single_digit_mod_transformer(base=b))[
+        'n_params'], 'build_single_digit_mod_transformer is switched off'),
+])
+def test_class_3_the_packages_own_answer_is_switched_off(puzzle, answer_fn, words):
+    fails(puzzle, answer_fn, words)
+
+
+def test_class_3_the_checkers_tables_cannot_be_patched():
+    saved = ch06._keys, ch06._book_sep
+    ch06._keys, ch06._book_sep = (lambda *args: np.arange(10000.0)), (lambda *args: 0.0)
+    try:                                                               # in the reader's kernel
+        fails('6.17', taotp.build_decimal_addition_transformer, 'beat it by at least 1%')
+    finally:
+        ch06._keys, ch06._book_sep = saved
+
+    def patching_builder(n):                                           # where the answer runs
+        import taotp.exercises.ch06 as there
+        there._keys, there._book_sep = (lambda *args: np.arange(10000.0)), (lambda *args: 0.0)
+        return taotp.build_decimal_addition_transformer(n)
+    fails('6.17', patching_builder, 'beat it by at least 1%')
+
+
+# ----------------------------------------------------------------------------- class 6: NaN, gains
+
+def overflow_unit(x0, side):
+    """(m, b) of a hidden unit finite at x0 whose pre-activation overflows to +inf once
+    side * (x - x0) >= 1; with output weight 0 it makes f NaN there (inf * 0)."""
+    if side < 0:
+        m, b = overflow_unit(-x0, 1)
+        return -m, b
+    m, top = (0.9 * MAX / x0, MAX * (1 - 1 / (2 * x0))) if x0 >= 1 else (0.9 * MAX, 0.5 * MAX)
+    return m, top - m * x0
+
+
+def nan_spike(x0, a0):
+    """a0 at x0, a ramp to 0 on one side, NaN on the other (no spike at all)."""
+    side = 1 if x0 >= 0 else -1
+    m, b = overflow_unit(x0, side)
+    return (np.array([[m, side, 0.0]]), np.array([b, 1 - side * x0, 0.0]),
+            np.array([[0.0], [a0], [0.0]]), np.array([0.0]))
+
+
+def nan_mlp(xs, ys):
+    """NaN at every point but 0 (two units overflow on either side, output weights 0)."""
+    zero = np.flatnonzero(xs == 0)
+    d = ys.shape[1]
+    if len(xs) == 1:
+        return np.zeros(1), np.zeros(1), np.zeros((1, d)), ys[0]
+    return (np.array([MAX, -MAX]), np.array([MAX, MAX]), np.zeros((2, d)),
+            ys[zero[0]] if len(zero) else ys[0])
+
+
+def nan_weak_spike():
+    m, b = overflow_unit(0.0, 1)
+    return np.array([[m, 1.0]]), np.array([b, 1.0]), np.array([[0.0], [1.0]]), np.array([0.0])
+
+
+def nan_attention():
+    p = taotp.base_params(10, 2, 4)
+    rng = np.random.default_rng(0)
+    p['tok_emb'] = p['out_emb'] = rng.normal(size=(10, 4))
+    p['pos_emb'] = rng.normal(size=(2, 4))
+    layer = taotp.base_layer(1, 4, 0, 4)
+    layer['Q'][0] = layer['K'][0] = 1e200 * np.eye(4)      # scores overflow: softmax of inf - inf
+    p['layers'] = [layer]
+    return p
+
+
+@pytest.mark.parametrize('puzzle, value', [
+    ('6.2', nan_spike), ('6.3', nan_mlp), ('6.4', nan_weak_spike()), ('6.6', nan_attention()),
+])
+def test_class_6_nan_is_wrong_not_close(puzzle, value):
+    fails(puzzle, value, 'nan')
+
+
+def gamma_scaled(params, gain):
+    """The same function: ln2's gamma (and beta) times ``gain``, M1 divided by it."""
+    layer = params['layers'][0]
+    layer['ln2'] = {'gamma': gain * np.asarray(layer['ln2']['gamma'], float),
+                    'beta': gain * np.asarray(layer['ln2']['beta'], float)}
+    layer['M1'] = layer['M1'] / gain
+    return params
+
+
+def test_class_6_a_gain_in_ln2_widens_no_key_separation():
+    fails('6.15', gamma_scaled(taotp.build_multi_digit_mod_transformer(3), 1000.0),
+          'only 1.37e-09 apart')
+    fails('6.17', lambda n: gamma_scaled(taotp.build_decimal_addition_transformer(n), 2.0),
+          'beat it by at least 1%')
+
+
+# ----------------------------------------------------------------------------- time limits
 
 @pytest.mark.parametrize('puzzle, value', [
     ('6.2', lambda x0, a0: (NeverArray(), np.zeros(3), np.zeros((3, 1)), np.zeros(1))),
     ('6.4', (NeverArray(), np.zeros(2), np.zeros((2, 1)), np.zeros(1))),
-    ('6.5', lambda b: NeverFloat()),
+    ('6.5', forever),
 ])
-def test_values_that_never_return_are_stopped_by_the_budget(puzzle, value):
-    start = time.perf_counter()
-    result = budgeted(puzzle)(value)
-    assert not result and 'did not finish within its 0.5 s budget' in result.message
-    assert time.perf_counter() - start < 3
+def test_values_that_never_return_are_stopped(puzzle, value):
+    result = verdict(puzzle, value, call_seconds=SHORT)
+    assert not result and 'took longer than 0.5 s' in result.message, result.message
 
 
-# ----------------------------------------------------------------------------- the inputs
+# ----------------------------------------------------------------------------- the judge's helpers
 
 def test_carry_pairs_hold_every_carry_chain():
     for n in (2, 3):
@@ -490,15 +627,24 @@ def test_carry_pairs_hold_every_carry_chain():
         assert any(a + b == 10 ** n for a, b in pairs)            # carries through every place
 
 
-def test_separation_ignores_keys_of_one_label():
+def test_separation_ignores_keys_of_one_label_and_nan_is_no_gap():
     assert ch06._separation([0.0, 1e-9, 1.0], [5, 5, 6]) == (1.0 - 1e-9, 5, 6)
     assert ch06._separation([0.0, 0.5], [1, 1])[0] == float('inf')
+    assert ch06._separation([0.0, np.nan, 1.0], [1, 2, 3])[0] == 0.0
+
+
+def test_the_random_tables_rebuild_from_their_seed():
+    assert ch06.spike_cases(7) == ch06.spike_cases(7) != ch06.spike_cases(8)
+    a, b = ch06.mlp_sets(7), ch06.mlp_sets(7)
+    assert all(np.array_equal(x[0], y[0]) and np.array_equal(x[1], y[1]) for x, y in zip(a, b))
+    assert [s[2] for s in a] == [s[2] for s in ch06.mlp_sets(8)]
 
 
 def test_the_6_13_and_6_10_references_have_their_head_structure():
-    prompts, _ = addition_prompts(2)
+    def reads(w, positions):
+        return (w[:, :, list(positions)].min(axis=(0, 2)) >= 0.45).any()
     for pid in ('6.10', '6.11'):
-        w = ch06._attention_at(answer(pid), prompts, 5)
-        assert ch06._reads(w, (1, 4)) and ch06._reads(w, (0, 3))
-    w = ch06._attention_at(answer('6.13'), prompts, 5)
-    assert all(ch06._reads(w, (p,)) for p in (0, 1, 3, 4)) and w[:, :, 5].max() <= 0.5
+        w, _, _ = ch06._mod2(answer(pid))
+        assert reads(w, (1, 4)) and reads(w, (0, 3))
+    w, _, _ = ch06._mod2(answer('6.13'))
+    assert all(reads(w, (p,)) for p in (0, 1, 3, 4)) and w[:, :, 5].max() <= 0.5

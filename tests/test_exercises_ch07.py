@@ -1,49 +1,46 @@
 """Chapter 7 checkers: what each one calls solved, and the answers that must not pass.
 
+Every answer goes through the real protocol (``checking.verdict``): pickled, run in a
+worker, judged in the judge.
+
 | id | what is checked (solved means) | cheats tried (each a test below) |
 |---|---|---|
 | 7.1, 7.2, 7.4, 7.5, 7.6 | no checker (reflection or proof; worked answers in the solutions notebook) | - |
-| 7.3 | `shift_matrix(delta, d)` maps every valid row j of `og_embedding(q, d)` to row j + delta to 1e-9, for 50 (delta, d): d = 2 and non-powers of two, delta from -500 to 999, tables of up to 1000 rows | T fitted by least squares on a 200-row table, right only for the old d grid, right only for abs(delta) <= 150 (all three passed before); the sign bug / transpose / (cos, sin) order: told it shifts by -delta, not "return its transpose" (wrong advice before); the identity |
-| 7.7 | `window_matrix(k, q, thetas)`: every query i >= k - 1 puts 1/k (to 1e-3) on keys i-k+1..i and < 1e-3 elsewhere; 14 cases, k = 1 to k = q, random, sorted, evenly spaced and sinusoidal angles | summed shift matrices; a scaled identity; overflowing scores; a soft hardening factor; right only for k <= 7 (passed before) |
-| 7.8 | the distinguishability of `uniform_rotation_embedding(q, d)` (Def. 7.6) to 1e-3: the number 0.5 at q = d = 256, or a function of (q, d) checked at 25 sizes, d = 2 to 256, q = 1 to 10^12 | 1 / ceil(q / n), which ignores the far positions (passed before); the package's measure on the table (passed before; no table of 10^12 rows fits); a lookup of the old 7 sizes (passed before); 1 / (q / (d/2)); the constant 1; a returned value whose `__array__` never returns (stopped by the total budget) |
-| 7.9 | four labels for panels A-D naming each encoding once, in the right order; free text is read as exactly one kind or refused | "unsorted random" read as sorted (a right answer refused before); "uniform random" (ambiguous, refused with a message); wrong orders; a duplicate; labels whose `__str__` or list whose `__len__` never returns (budget). Not preventable: guessing among the 24 orders |
-| 7.10 | `padding_dim(X, eps)` returns the general padding dimension on 17 encodings with a wide gap around eps: quiet subspaces hidden by rotations, equal shapes with different answers, a direction quiet but for one row, and the same encodings shuffled, rotated, moved and rescaled | a lookup keyed by the shape (passed before); an RMS threshold on the singular values (passed before); the axis-aligned count; a singular-value threshold at 2 eps; 4.5; True |
-| 7.11 | two PostLN models differing only in a fixed position table (sinusoidal vs random rotation); the verdict must match their held-out accuracy beyond the training length; checker in taotp.exercises.training, tested in test_training_puzzles.py | see test_training_puzzles.py |
+| 7.3 | `shift_matrix(delta, d)` maps every valid row j of `og_embedding(q, d)` to row j + delta to 1e-9, for 40 fixed (delta, d) (d = 2 and non-powers of two, delta from -500 to 999, tables of up to 1000 rows) and 10 drawn afresh; `shift_by_delta` switched off | T fitted by least squares on a 200-row table, right only for the old d grid, right only for abs(delta) <= 150; the sign bug / transpose / (cos, sin) order: told it shifts by -delta, never "transpose"; the identity; the package's `shift_by_delta` (switched off), a copy of its code |
+| 7.7 | `window_matrix(k, q, thetas)`: every query i >= k - 1 puts 1/k (to 1e-3) on keys i-k+1..i and < 1e-3 elsewhere; 14 cases with angles drawn afresh, k = 1 to k = q, random, sorted, evenly spaced and sinusoidal angles | summed shift matrices; a scaled identity; overflowing scores; a soft hardening factor; right only for k <= 7; right only up to lag 16 |
+| 7.8 | the distinguishability of `uniform_rotation_embedding(q, d)` (Def. 7.6) within 0.1 % (relative): the number at q = d = 256, or a function of (q, d) checked at q = d = 256 and 11 sizes drawn afresh, d = 2 to 256, q = 1 to beyond 10^9 | 1 / ceil(q / n); the package's measure on the table (no table of 10^9 rows fits); the measure where it fits and 1 / ceil(q / n) or a tiny number beyond (passed the old absolute 1e-3); a lookup of the old sizes; 1 / (q / (d/2)); the constant 1; a table harvested from earlier NOT YET messages; a value whose `__array__` never returns |
+| 7.9 | four labels for panels A-D naming each encoding once, in the right order (compared with a salted digest); free text is read as exactly one kind or refused | "unsorted random" read as sorted; "uniform random" (ambiguous); wrong orders (the message does not say how many panels are right); a duplicate; labels whose `__str__` or list whose `__iter__` never returns. Not preventable: guessing among the 24 orders, or matching the panels against the package's tables |
+| 7.10 | `padding_dim(X, eps)` returns the general padding dimension on 21 encodings drawn afresh with a wide gap around eps: quiet subspaces hidden by rotations, equal shapes with different answers, a direction quiet but for one row, the same encodings shuffled, rotated, moved and rescaled | a lookup keyed by the shape or by the bytes of another check's encodings; an RMS threshold on the singular values; the axis-aligned count; a singular-value threshold at 2 eps; a threshold that ignores the given eps; 4.5; True |
+| 7.11 | two PostLN models differing only in a fixed position table; checker in taotp.exercises.training, tested in test_training_puzzles.py | see test_training_puzzles.py |
 
-The contract every checker keeps (the reference passes, garbage is reported,
-loops are stopped) is tested once in test_checker_contract.py; the reference
-answers come from their one copy, the solutions notebook (``answer``).
+Red team (issue 17): attacks by class, and why they fail now.
+
+| class | attack | puzzles | why it fails now |
+|---|---|---|---|
+| 1 oracle | harvest expected values from NOT YET messages, then answer from the table | 7.8, 7.10 | cases drawn afresh per check; messages name the input and the answer's output, never the expected value |
+| 1 oracle | count right panels from "k of 4 right" | 7.9 | the message says only that the assignment is wrong |
+| 2 source | read the panel order `_ORDER_7_9` from the module | 7.9 | no literal order: a salted digest in the checker, a seeded permutation for the panels |
+| 2 source | binary search on a single number | 7.8 | the NOT YET for a number says nothing but "not it" |
+| 3 before | patch `og_embedding` (or the checker's tolerance) in the kernel before `check` | 7.3, 7.7 | the judge's package is never the reader's: patches do not exist there |
+| 3 before | rewrite the checker's tables through the call's frames | 7.3 | the answer runs in a worker; the judge's frames are in another process |
+| 3 before | the package's `shift_by_delta`, bound before the check or copied by code | 7.3 | switched off in the worker; a copy of its bytecode is refused by the judge |
+| 3 before | look up the encodings of the checker's seeded cases | 7.10 | cases drawn afresh (the seeds of past checks are useless) |
+| 6 space | the measure where a table fits and 1 / ceil(q / n) or ~0 beyond | 7.8 | huge q with small d, compared relatively |
+| 6 space | a window right only for short lags | 7.7 | every query up to q - 1 (q up to 40) is checked |
+| 6 space | a threshold fixed at 1e-3 instead of the given eps | 7.10 | encodings rescaled by 1e-3 to 1e4 |
 """
-import inspect
+import re
 import time
 
 import numpy as np
 import pytest
 
 import taotp
+from checking import NeverArray, SHORT, fails, forever, never_names, passes, raises, verdict
 from solutions import answer
-from submissions import raises
 from taotp.encodings import (distinguishability, og_angles, og_embedding, shift_by_delta,
                              uniform_rotation_embedding)
-from taotp.exercises import ch07, check, registry
-from taotp.exercises.registry import checker
-
-
-def budgeted(puzzle, seconds=0.3):
-    """The puzzle's checker body under a short total budget (the real one is 30 s)."""
-    return checker(puzzle, budget=seconds)(registry()[puzzle].checker.__wrapped__)
-
-
-def forever(*args):
-    while True:
-        time.sleep(0.01)
-
-
-class NeverArray:
-    """A value whose conversion to an array never returns."""
-
-    def __array__(self, *args, **kwargs):
-        forever()
+from taotp.exercises import ch07, registry, toolkit
 
 
 class NeverStr(str):
@@ -62,25 +59,37 @@ class NeverLen(list):
         forever()
 
 
+def _seed_of(result, kind):
+    """The seed and case number a message names (``ch07.<kind>(SEED)[N]``)."""
+    found = re.search(rf'ch07\.{kind}\((\d+)\)\[(\d+)\]', result.message)
+    assert found, result.message
+    return int(found.group(1)), int(found.group(2))
+
+
 # ---------------------------------------------------------------- right answers in other forms
 
 def test_number_answers_for_7_8():
-    assert check('7.8', 0.5)
-    assert check('7.8', np.float64(0.5))
-    result = check('7.8', 0.25)
-    assert not result and 'q=256, d=256: expected 0.5000, got 0.2500' in result.message
+    passes('7.8', 0.5)
+    passes('7.8', np.float64(0.5))
+    result = fails('7.8', 0.25, '0.25 is not the distinguishability of '
+                                'uniform_rotation_embedding(256, 256)')
+    never_names(result, '0.5')
 
 
 def test_7_9_accepts_spelled_out_labels():
-    assert check('7.9', ['random, sorted angles', 'Sinusoidal (OG)', 'evenly spaced', 'Random'])
-    assert check('7.9', ['sorted random', 'og', 'uniform', 'unsorted random'])
-    assert check('7.9', np.array(['sorted', 'sine', 'linspace', 'random (not sorted)']))
+    passes('7.9', ['random, sorted angles', 'Sinusoidal (OG)', 'evenly spaced', 'Random'])
+    passes('7.9', ('sorted random', 'og', 'uniform', 'unsorted random'))
+    passes('7.9', np.array(['sorted', 'sine', 'linspace', 'random (not sorted)']))
+
+
+def test_7_9_digest_matches_the_panels():
     panels = ch07.puzzle_7_9_panels()
     assert len(panels) == 4 and all(p.shape == (64, 128) for p in panels)
-    order = answer('7.9')
+    order = [ch07._label(label) for label in answer('7.9')]
     np.testing.assert_array_equal(panels[order.index('og')], taotp.og_embedding(64, 128))
     np.testing.assert_array_equal(panels[order.index('uniform')],
-                                  taotp.encodings.uniform_rotation_embedding(64, 128))
+                                  uniform_rotation_embedding(64, 128))
+    assert toolkit.same_digest('7.9', order, ch07.DIGEST_7_9)
 
 
 @pytest.mark.parametrize('text, kind', [
@@ -93,12 +102,20 @@ def test_7_9_reads_each_label_as_one_kind_or_none(text, kind):
 
 def test_7_9_panels_do_not_give_the_answer_away():
     assert isinstance(ch07.puzzle_7_9_panels(), list)     # tables only, no labels
+    assert not hasattr(ch07, '_ORDER_7_9') and not hasattr(ch07, '_tables_7_9')
 
 
 # ---------------------------------------------------------------- wrong answers and cheats
 
-def _sinusoidal_shift(delta, d):
-    return shift_by_delta(delta, og_angles(d), reversed=True)
+def _rotation_shift(delta, d, sign=1.0, transpose=False, cos_first=False):
+    """The sinusoidal shift matrix written out here, with the usual slips as options."""
+    angles = 1.0 / 10_000 ** (np.arange(0, d, 2) / d)
+    c, s = np.cos(delta * angles), sign * np.sin(delta * angles)
+    T = np.zeros((d, d))
+    for k in range(d // 2):
+        block = [[c[k], s[k]], [-s[k], c[k]]] if cos_first else [[c[k], -s[k]], [s[k], c[k]]]
+        T[2 * k:2 * k + 2, 2 * k:2 * k + 2] = block
+    return T.T if transpose else T
 
 
 def _fitted_on_200_rows(delta, d):
@@ -107,10 +124,6 @@ def _fitted_on_200_rows(delta, d):
     E = og_embedding(q, d)
     rows = np.arange(max(0, -delta), min(q, q - delta))
     return np.linalg.lstsq(E[rows], E[rows + delta], rcond=None)[0]
-
-
-def _soft_window(k, q, thetas):
-    return answer('7.7')(k, q, thetas) / 8        # hardening 5 instead of 40: leaks
 
 
 def _old_sizes_lookup():
@@ -122,81 +135,94 @@ def _old_sizes_lookup():
 
 def _shape_lookup():
     table = {}
-    for X, _, m, _ in ch07._padding_cases():
+    for X, _, m, _ in ch07.padding_cases(710):
         table.setdefault(X.shape, m)
     return lambda X, eps: table[np.shape(X)]
 
 
 WRONG = [
-    ('7.3', _fitted_on_200_rows, 'delta=64, d=128: og_embedding(1000, 128)'),
-    ('7.3', lambda delta, d: _sinusoidal_shift(delta, d) if d in (4, 16, 64, 128)
-     else np.eye(d), 'delta=1, d=2'),
-    ('7.3', lambda delta, d: _sinusoidal_shift(delta, d) if abs(delta) <= 150 else np.eye(d),
-     'delta=-300, d=10'),
-    ('7.3', lambda delta, d: _sinusoidal_shift(delta, d).T,
-     'delta=1, d=4: og_embedding(200, 4)[11] @ T should be row 12, but is off by 1.68e+00; '
-     'it lands on row 10 instead: your matrix shifts by -delta'),
-    ('7.3', lambda delta, d: shift_by_delta(delta, og_angles(d)),   # (cos, sin) order
-     'your matrix shifts by -delta'),
-    ('7.3', lambda delta, d: _sinusoidal_shift(-delta, d), 'your matrix shifts by -delta'),
-    ('7.3', lambda delta, d: np.eye(d), 'delta=1, d=4'),
+    ('7.3', _fitted_on_200_rows, ['delta=64, d=128: og_embedding(1000, 128)']),
+    ('7.3', lambda delta, d: _rotation_shift(delta, d) if d in (4, 16, 64, 128) else np.eye(d),
+     ['delta=1, d=2']),
+    ('7.3', lambda delta, d: _rotation_shift(delta, d) if abs(delta) <= 150 else np.eye(d),
+     ['delta=-300, d=10']),
+    ('7.3', lambda delta, d: _rotation_shift(delta, d, transpose=True),
+     ['delta=1, d=4: og_embedding(200, 4)[11] @ T should be row 12, but is off by 1.68e+00; '
+      'it lands on row 10 instead: your matrix shifts by -delta']),
+    ('7.3', lambda delta, d: _rotation_shift(delta, d, cos_first=True),
+     ['your matrix shifts by -delta']),
+    ('7.3', lambda delta, d: _rotation_shift(-delta, d), ['your matrix shifts by -delta']),
+    ('7.3', lambda delta, d: np.eye(d), ['delta=1, d=4']),
     ('7.7', lambda k, q, th: 40 * sum(shift_by_delta(-s, th) for s in range(k)),
-     'k=3, q=24, 24 random angles: query 2 puts weight'),
-    ('7.7', lambda k, q, th: 1e3 * np.eye(2 * len(th)), 'k=3, q=24, 24 random angles'),
-    ('7.7', lambda k, q, th: np.full((2 * len(th),) * 2, 1e308), 'k=3, q=24'),   # overflow
-    ('7.7', _soft_window, 'outside its window'),
-    ('7.7', lambda k, q, th: answer('7.7')(k, q, th) if k <= 7 else np.zeros((2 * len(th),) * 2),
-     'k=16, q=32, 32 random angles, k = q/2: query 16 puts weight'),
-    ('7.7', raises, 'raised RuntimeError: boom on k=3, q=24, 24 random angles'),
-    ('7.8', lambda q, d: 1 / -(-q // (d // 2)), 'q=10, d=4: expected 0.1762, got 0.2000'),
+     ['k=3, q=24, 24 random angles', 'query 2 puts weight']),
+    ('7.7', lambda k, q, th: 1e3 * np.eye(2 * len(th)), ['k=3, q=24, 24 random angles']),
+    ('7.7', lambda k, q, th: np.full((2 * len(th),) * 2, 1e308),
+     ['k=3, q=24', 'the attention weights overflow']),
+    ('7.7', raises, ['raised RuntimeError: boom on k=3, q=24, 24 random angles']),
+    ('7.8', lambda q, d: 1 / -(-q // (d // 2)), ['d=4 (drawn for this check', 'your answer gave',
+                                                 'which is not right']),
     ('7.8', lambda q, d: distinguishability(uniform_rotation_embedding(q, d)),
-     'your formula raised MemoryError'),
-    ('7.8', _old_sizes_lookup(), 'q=10, d=4: expected 0.1762, got 0.5000'),
-    ('7.8', lambda q, d: 1 / (q / (d / 2)) if q > d / 2 else 1.0,
-     'q=100, d=64: expected 0.2500, got 0.3200'),
-    ('7.8', lambda q, d: 1.0, 'q=256, d=256: expected 0.5000, got 1.0000'),
-    ('7.9', ['og', 'random', 'sorted', 'uniform'], '0 of 4 panels right'),
-    ('7.9', ['sorted', 'og', 'random', 'uniform'], '2 of 4 panels right'),
-    ('7.9', ['og', 'og', 'random', 'uniform'], 'each encoding appears exactly once'),
-    ('7.9', ['og', 'sinus', 'cosine', 'random'], "could not read label 'cosine'"),
+     ['your formula raised', 'no table fits in memory']),
+    ('7.8', _old_sizes_lookup(), ['your answer gave 0.5', 'which is not right']),
+    ('7.8', lambda q, d: 1 / (q / (d / 2)) if q > d / 2 else 1.0, ['which is not right']),
+    ('7.8', lambda q, d: 1.0, ['q=256, d=256: your answer gave 1.0, which is not right']),
+    ('7.9', ['og', 'random', 'sorted', 'uniform'], ['are not the right assignment']),
+    ('7.9', ['sorted', 'og', 'random', 'uniform'], ['are not the right assignment']),
+    ('7.9', ['og', 'og', 'random', 'uniform'], ['each encoding appears exactly once']),
+    ('7.9', ['og', 'sinus', 'cosine', 'random'], ["could not read label 'cosine'"]),
     ('7.9', ['sorted', 'og', 'uniform', 'uniform random'],
-     "could not read label 'uniform random' as exactly one of"),
-    ('7.10', taotp.padding_dimension,                                # the axis-aligned count
-     'encoding 1 (100 x 12, eps=0.001): expected padding dimension 4, got 0'),
+     ["could not read label 'uniform random' as exactly one of"]),
+    ('7.10', taotp.padding_dimension, ['encoding 0 (100 x 12, eps=0.001',
+                                       'your answer gave 0, which is not right']),
     ('7.10', lambda X, eps: int(np.sum(np.linalg.svd(X - X.mean(0))[1] <= 2 * eps)),
-     'one quiet direction spread over +-0.4 eps): expected padding dimension 5, got 4'),
+     ['encoding 9 (300 x 14, eps=0.001, one quiet direction spread over +-0.4 eps']),
     ('7.10', lambda X, eps: int(np.sum(np.linalg.svd(X - X.mean(0))[1] / np.sqrt(len(X))
                                        <= eps)),
-     'quiet but for a single row): expected padding dimension 3, got 4'),
-    ('7.10', _shape_lookup(), 'encoding 7 (100 x 12, eps=0.001): expected padding dimension 7, '
-                              'got 4'),
-    ('7.10', lambda X, eps: 4.5, 'expected an integer, got 4.5'),
-    ('7.10', lambda X, eps: True, 'expected an integer, got True'),
+     ['encoding 10 (1000 x 10, eps=0.001, one more direction quiet but for a single row']),
+    ('7.10', _shape_lookup(), []),
+    ('7.10', lambda X, eps: 4.5, ['padding_dim must return an integer; got 4.5']),
+    ('7.10', lambda X, eps: True, ['padding_dim must return an integer; got True']),
 ]
 
 
-@pytest.mark.parametrize('puzzle, answer_, message', WRONG,
+@pytest.mark.parametrize('puzzle, answer_, fragments', WRONG,
                          ids=[f'{w[0]}-{i}' for i, w in enumerate(WRONG)])
-def test_plausible_wrong_answers_fail_with_a_message(puzzle, answer_, message):
-    result = check(puzzle, answer_)
-    assert not result
-    assert message in result.message, result.message
+def test_plausible_wrong_answers_fail_with_a_message(puzzle, answer_, fragments):
+    fails(puzzle, answer_, *fragments)
 
 
 def test_7_3_never_tells_a_sign_bug_to_transpose():
-    result = check('7.3', lambda delta, d: _sinusoidal_shift(-delta, d))
+    result = verdict('7.3', lambda delta, d: _rotation_shift(-delta, d))
     assert 'transpose' not in result.message and 'column vectors' not in result.message
+
+
+def test_7_7_soft_hardening_and_small_k_only_fail():
+    window = answer('7.7')
+    fails('7.7', lambda k, q, th: window(k, q, th) / 8, 'outside its window')
+    fails('7.7', lambda k, q, th: window(k, q, th) if k <= 7 else np.zeros((2 * len(th),) * 2),
+          'k=16, q=32, 32 random angles, k = q/2', 'query 16 puts weight')
+
+
+def test_7_9_a_str_subclass_is_read_as_its_text():
+    fails('7.9', [NeverStr('og'), 'random', 'sorted', 'uniform'], 'not the right assignment')
+
+
+@pytest.mark.skip(reason='framework (taotp/exercises/__init__.py): cloudpickle iterates a list '
+                         'subclass in the kernel with no time limit, so check() hangs; reported')
+def test_a_list_whose_iteration_never_returns_is_stopped():
+    result = verdict('7.9', NeverLen(['og'] * 4), call_seconds=SHORT)
+    assert not result.passed and 'took longer than' in result.message
 
 
 @pytest.mark.parametrize('puzzle, value', [
     ('7.8', NeverArray()), ('7.8', lambda q, d: NeverArray()),
-    ('7.9', [NeverStr('og'), 'random', 'sorted', 'uniform']), ('7.9', NeverLen(['og'] * 4)),
-    ('7.3', lambda delta, d: NeverArray()), ('7.10', lambda X, eps: NeverArray())])
-def test_results_that_never_finish_are_stopped_by_the_total_budget(puzzle, value):
+    ('7.3', lambda delta, d: NeverArray()), ('7.10', lambda X, eps: NeverArray()),
+    ('7.7', forever)])
+def test_results_that_never_finish_are_stopped(puzzle, value):
     start = time.perf_counter()
-    result = budgeted(puzzle)(value)
-    assert not result and 'did not finish within its 0.3 s budget' in result.message
-    assert time.perf_counter() - start < 3
+    result = verdict(puzzle, value, call_seconds=SHORT)
+    assert not result.passed and f'took longer than {SHORT:g} s' in result.message, result.message
+    assert time.perf_counter() - start < 10
 
 
 EXTRA_GARBAGE = {
@@ -213,72 +239,221 @@ EXTRA_GARBAGE = {
 }
 
 
-# ---------------------------------------------------------------- the test data are as claimed
+# ---------------------------------------------------------------- the cases are as claimed
 
-def test_padding_cases_have_a_wide_gap():
-    for X, eps, m, label in ch07._padding_cases():
-        _, s, Vt = np.linalg.svd(X - X.mean(axis=0))
-        quiet, loud = Vt[::-1][:m], Vt[::-1][m:]
-        if m:   # the m quietest directions fit in a ball of radius eps / 2 (Euclidean)
-            Y = X @ quiet.T
-            assert np.linalg.norm(Y - (Y.max(0) + Y.min(0)) / 2, axis=1).max() < eps / 2, label
-        if 'single row' in label:   # the next direction: tiny RMS, but one row 25 eps out
-            y = X @ Vt[::-1][m]
-            assert np.ptp(y) > 20 * eps and np.std(y) < eps, label
-            loud = loud[1:]
-        if len(loud):   # a unit u in the other span has range >= max |u.x| >= s_min / sqrt(q)
-            assert s[:len(loud)].min() / np.sqrt(len(X)) > 20 * eps, label
-        assert answer('7.10')(X, eps) == m
+@pytest.mark.parametrize('seed', [0, 710, 2024])
+def test_padding_cases_have_a_wide_gap_and_the_reference_finds_it(seed):
+    padding_dim = answer('7.10')
+    for X, eps, m, label in ch07.padding_cases(seed):
+        outlier = 'single row' in label or 'encoding 10 with' in label
+        assert ch07.has_wide_gap(X, eps, m, outlier), label
+        assert padding_dim(X, eps) == m, label
 
 
 def test_padding_cases_repeat_shapes_with_different_answers():
     by_shape = {}
-    for X, _, m, _ in ch07._padding_cases():
+    for X, _, m, _ in ch07.padding_cases(5):
         by_shape.setdefault(X.shape, set()).add(m)
     assert max(len(answers) for answers in by_shape.values()) >= 3
 
 
+def test_cases_change_with_the_seed():
+    assert ch07.shift_cases(1)[-1] != ch07.shift_cases(2)[-1]
+    assert not np.array_equal(ch07.window_cases(1)[0][2], ch07.window_cases(2)[0][2])
+    assert ch07.sizes_7_8(1)[1:] != ch07.sizes_7_8(2)[1:]
+    assert [m for _, _, m, _ in ch07.padding_cases(1)] != \
+        [m for _, _, m, _ in ch07.padding_cases(2)]
+
+
 def test_window_reference_margin():
     window_matrix = answer('7.7')
-    worst = 0.0
-    for k, q, thetas, _ in ch07._window_cases():
-        P = taotp.encodings.window_attention(window_matrix(k, q, thetas), q, thetas)
-        for i in range(k - 1, q):
-            worst = max(worst, np.abs(P[i, i - k + 1:i + 1] - 1 / k).max(),
-                        P[i, :i - k + 1].max(initial=0))
-    assert worst < 1e-4     # the checker allows 1e-3
+    for seed in range(3):
+        worst = 0.0
+        for k, q, thetas, _ in ch07.window_cases(seed):
+            P = taotp.encodings.window_attention(window_matrix(k, q, thetas), q, thetas)
+            for i in range(k - 1, q):
+                worst = max(worst, np.abs(P[i, i - k + 1:i + 1] - 1 / k).max(),
+                            P[i, :i - k + 1].max(initial=0))
+        assert worst < 1e-4     # the checker allows 1e-3
 
 
 def test_uniform_closed_form_matches_computation():
     formula = answer('7.8')
     for q, d in [(256, 256), (256, 128), (10, 4), (7, 2), (100, 64), (5, 40)]:
         assert formula(q, d) == pytest.approx(
-            taotp.distinguishability(taotp.encodings.uniform_rotation_embedding(q, d)), abs=1e-9)
+            taotp.distinguishability(uniform_rotation_embedding(q, d)), abs=1e-9)
 
 
 @pytest.mark.parametrize('q, d', [(256, 256), (10, 4), (7, 2), (1, 2), (300, 48), (129, 8),
                                   (5, 40), (64, 6), (1000, 10)])
 def test_folded_distinguishability_is_the_definition(q, d):
-    assert ch07._folded_distinguishability(q, d) == pytest.approx(
+    assert ch07.folded_distinguishability(q, d) == pytest.approx(
         distinguishability(uniform_rotation_embedding(q, d)), abs=1e-9)
 
 
 def test_7_8_sizes_reach_past_any_table():
-    sizes = ch07._sizes_7_8()
-    assert max(q for q, _ in sizes) >= 10 ** 12 and min(d for _, d in sizes) == 2
+    for seed in range(20):
+        sizes = ch07.sizes_7_8(seed)
+        assert max(q for q, _ in sizes) >= 10 ** 9 and min(d for _, d in sizes) <= 4
+        assert any(q >= 10 ** 9 and d <= 16 for q, d in sizes)
 
 
 def test_registry_rows():
     rows = [p for p in registry().values() if p.chapter == 7]
     assert [p.id for p in rows] == [f'7.{i}' for i in range(1, 12)]
     checked = {p.id for p in rows if p.kind == 'checked'}
-    assert checked - {'7.11'} == {'7.3', '7.7', '7.8', '7.9', '7.10'}   # 7.11: another issue
+    assert checked - {'7.11'} == {'7.3', '7.7', '7.8', '7.9', '7.10'}   # 7.11: training.py
+    assert set(registry()['7.3'].refuse) == {'taotp.encodings.shift_by_delta'}
+
+
+# ---------------------------------------------------------------- red team (issue 17)
+
+def test_7_3_the_package_shift_matrix_is_switched_off():
+    # bound before the check, or called by name: the same switched-off function in the worker
+    result = fails('7.3', lambda delta, d: shift_by_delta(delta, og_angles(d), reversed=True),
+                   "the package's own answer", 'taotp.encodings.shift_by_delta is switched off')
+    assert result.message.startswith('your shift_matrix raised Refused')
+
+
+def test_7_3_a_copy_of_the_package_code_is_refused():
+    import types
+    copy = types.FunctionType(shift_by_delta.__code__, shift_by_delta.__globals__, 'mine',
+                              shift_by_delta.__defaults__)
+    fails('7.3', lambda delta, d: copy(delta, og_angles(d), reversed=True),
+          'holds a copy of the code of taotp.encodings.shift_by_delta')
+
+
+def test_7_3_patching_the_encoding_in_the_kernel_changes_nothing(monkeypatch):
+    # class 3: with og_embedding patched to zeros, any matrix "maps row j to row j + delta"
+    monkeypatch.setattr(taotp.encodings.sinusoidal, 'og_embedding',
+                        lambda q, d: np.zeros((q, d)))
+    monkeypatch.setattr(ch07, 'og_embedding', lambda q, d: np.zeros((q, d)))
+    fails('7.3', lambda delta, d: np.zeros((d, d)), 'delta=1, d=4')
+
+
+def _checker_locals():
+    import sys
+    frame = sys._getframe(2)
+    while frame is not None:
+        yield frame.f_locals
+        frame = frame.f_back
+
+
+def test_7_3_zeroes_the_checks_tables_through_its_frame():
+    def shift_matrix(delta, d):
+        for variables in _checker_locals():
+            for value in variables.values():
+                for table in value.values() if isinstance(value, dict) else [value]:
+                    if isinstance(table, np.ndarray) and table.dtype.kind == 'f':
+                        table[...] = 0.0
+        return np.zeros((d, d))
+    fails('7.3', shift_matrix, 'delta=1, d=4')
+
+
+def test_7_7_a_loose_tolerance_set_by_the_answer_is_not_the_checkers():
+    def window_matrix(k, q, thetas):
+        ch07.TOL_7_7 = 10.0                      # in the worker's copy of the module only
+        return np.zeros((2 * len(thetas),) * 2)
+    fails('7.7', window_matrix, 'k=3, q=24, 24 random angles', 'query 3 puts weight 0.2500')
+
+
+def test_7_7_a_window_right_only_for_short_lags():
+    def short_window(k, q, thetas, harden=40.0):
+        lags = min(q, 16)                            # fitted on lags 0..15 only
+        lag = np.arange(lags)[:, None]
+        basis = np.concatenate([np.cos(lag * thetas), -np.sin(lag * thetas)], axis=1)
+        coef = np.linalg.lstsq(basis, np.where(np.arange(lags) < k, 0.0, -1.0), rcond=None)[0]
+        n, W = len(thetas), np.zeros((2 * len(thetas),) * 2)
+        for m in range(n):
+            W[2 * m:2 * m + 2, 2 * m:2 * m + 2] = [[coef[m], coef[n + m]], [-coef[n + m], coef[m]]]
+        return harden * W
+    fails('7.7', short_window, 'puts weight')
+
+
+def test_7_8_hidden_sizes_change_and_never_name_the_expected_value():
+    # class 1: the old NOT YET printed "expected 0.1762" for fixed sizes, so a loop of checks
+    # built a table; now the failing size is new on every check and its value is not printed
+    formula = answer('7.8')
+
+    def wrong_on_small_d(q, d):
+        return 0.0 if d <= 8 and q > 1 else formula(q, d)
+    seen = set()
+    for _ in range(3):
+        result = fails('7.8', wrong_on_small_d, 'your answer gave 0.0, which is not right')
+        seed, number = _seed_of(result, 'sizes_7_8')
+        q, d = ch07.sizes_7_8(seed)[number]
+        want = ch07._want_7_8(q, d)
+        never_names(result, f'{want:.4f}', repr(want), f'{want:.3f}')
+        seen.add((q, d))
+    assert len(seen) > 1
+
+
+@pytest.mark.parametrize('cheat', [
+    # class 6: right wherever a table fits; beyond, 1 / ceil(q / n) or a tiny number (the old
+    # absolute tolerance of 1e-3 let both pass at q = 10^12)
+    lambda q, d: distinguishability(uniform_rotation_embedding(q, d)) if q * d < 10 ** 7
+    else 1 / -(-q // (d // 2)),
+    lambda q, d: distinguishability(uniform_rotation_embedding(q, d)) if q * d < 10 ** 7
+    else 1e-15])
+def test_7_8_right_only_where_a_table_fits(cheat):
+    result = fails('7.8', cheat, 'which is not right')
+    seed, number = _seed_of(result, 'sizes_7_8')
+    q, d = ch07.sizes_7_8(seed)[number]
+    assert q >= 10 ** 9
+    never_names(result, f'{ch07._want_7_8(q, d):.4f}', repr(ch07._want_7_8(q, d)))
+
+
+def test_7_8_wrong_numbers_get_the_same_message():
+    # class 2: a single number's NOT YET says nothing that narrows it (no higher / lower)
+    low, high = verdict('7.8', 0.1), verdict('7.8', 0.9)
+    assert low.message.startswith('0.1 ') and high.message.startswith('0.9 ')
+    assert low.message[3:] == high.message[3:]
+
+
+def test_7_9_never_says_how_many_panels_are_right():
+    # class 1: "2 of 4 panels right" let a loop of checks find the order panel by panel
+    one = verdict('7.9', ['og', 'random', 'sorted', 'uniform'])      # no panel right
+    two = verdict('7.9', ['sorted', 'og', 'random', 'uniform'])      # two panels right
+    strip = lambda r: re.sub(r'\[.*?\]', '', r.message)             # noqa: E731
+    assert not one.passed and not two.passed and strip(one) == strip(two)
+
+
+def test_7_9_no_literal_order_in_the_checker_source():
+    import inspect
+    source = inspect.getsource(ch07)
+    assert "'sorted', 'og', 'uniform', 'random'" not in source
+    assert '(2, 0, 3, 1)' not in source and '[2, 0, 3, 1]' not in source
+
+
+def test_7_10_lookup_of_the_checkers_own_encodings():
+    # class 3: the old fixed encodings (and their answers) could be read from the module
+    table = {X.tobytes(): m for seed in (0, 710) for X, _, m, _ in ch07.padding_cases(seed)}
+    result = fails('7.10', lambda X, eps: table.get(np.asarray(X).tobytes(), 0),
+                   'which is not right')
+    assert 'expected' not in result.message
+
+
+def test_7_10_threshold_that_ignores_eps():
+    # class 6: a fixed 1e-3 threshold is right on every unscaled encoding of eps = 0.001
+    padding_dim = answer('7.10')
+    fails('7.10', lambda X, eps: padding_dim(X, 1e-3), 'which is not right')
 
 
 CHECKED_HERE = ['7.3', '7.7', '7.8', '7.9', '7.10']
 
+
 @pytest.mark.parametrize('puzzle', CHECKED_HERE)
 def test_no_checker_takes_options_that_change_the_puzzle(puzzle):
-    body = registry()[puzzle].checker.__wrapped__
+    import inspect
+    body = registry()[puzzle].checker
     assert len(inspect.signature(body).parameters) == 1
-    assert registry()[puzzle].checker.budget == 30
+    assert body.budget == 30
+
+
+@pytest.mark.parametrize('puzzle, starter', [
+    ('7.3', lambda delta, d: None), ('7.7', lambda k, q, thetas: None), ('7.8', None),
+    ('7.9', None), ('7.10', lambda encoding, epsilon: None)])
+def test_the_starter_cells_get_the_same_message_on_every_check(puzzle, starter):
+    # the exercises notebook stores these NOT YET lines; nbval compares them
+    first, second = verdict(puzzle, starter), verdict(puzzle, starter)
+    assert not first.passed and first.message == second.message, (first.message, second.message)

@@ -1,27 +1,40 @@
 """Checkers of Chapter 8: what each one calls solved, and the answers that must not pass.
 
+Every answer goes through the real protocol (``checking.verdict``): pickled, run in a
+worker, judged in the judge.
+
 | id | what is checked (solved means) | cheats tried (each a test below) |
 |---|---|---|
 | 8.1, 8.2 | no checker (open-ended; worked answers in the solutions notebook) | - |
-| 8.3 | a letter of `CHOICES_8_3` or a function tokens -> next token that agrees with the Fig. 8.3 program at full precision on 776 prompts: every prompt of 1-2 tokens; of 3-8: repeated tokens, runs, the smallest token at every place, the vocabulary's ends, seeded random ones | every wrong letter; predicting the printed one-decimal weights; the minimum of all but the first token (caught by the adversarial prompts); True for token 1 (passed before); half tokens, text, NaN. Not preventable: guessing among 6 letters, or running the 2-decimal listing (the statement asks for "ideally" without running it) |
-| 8.4 | a loader `my_compile(text) -> params`: both printed listings, a dumped program and 17 compact forms (12 random: field order, ints and floats, width-0 MLPs) equal their full forms bit for bit; 11 malformed texts raise with a message; 4 texts holding code are refused and never run; the package's loader is switched off while the submission runs | `taotp.load_program` itself and a wrapper of it (passed before); `eval` without builtins (passed before: it evaluates `[[1.0, -1.0]] * 2`); a loader ignoring unknown layer keys (the old reference) or a `block_size` that contradicts `pos_emb` (both passed before); nested lists instead of arrays; the book's Fig. 8.1 loader; a loader missing each default; one that returns garbage, changes a value, raises with no message, exits or loops on malformed texts, runs the injected call |
+| 8.3 | a letter of `CHOICES_8_3` or a function tokens -> next token that agrees with the Fig. 8.3 program at full precision on 776 prompts: every prompt of 1-2 tokens; of 3-8: repeated tokens, runs, the smallest token at every place, the vocabulary's ends, and 300 random ones drawn afresh; messages never say what the program outputs | every wrong letter; predicting the printed one-decimal weights; the minimum of all but the first token (caught by the adversarial prompts); True for token 1; half tokens, text, NaN. Not preventable: guessing among 6 letters, or running the 2-decimal listing (the statement asks for "ideally" without running it) |
+| 8.4 | a loader `my_compile(text) -> params`: both printed listings, a dumped random program and 17 compact forms (12 random, drawn afresh: field order, ints and floats, width-0 MLPs) equal their full forms bit for bit; 11 malformed texts raise with a message; 4 texts holding code are refused and never run; the package's loader (`ch08.LOADER_PARTS`) is switched off where the loader runs | `taotp.load_program` itself, `compile_TAOTP`, a wrapper, the parser alone, `build(parse(text))` bound before the check; `eval` without builtins; a loader ignoring unknown layer keys or a `block_size` that contradicts `pos_emb`; nested lists instead of arrays; the book's Fig. 8.1 loader; a loader missing each default; one that returns garbage, changes a value, raises with no message, exits or loops on malformed texts, runs the injected call |
 
-The contract every checker keeps (the reference passes, garbage is reported,
-loops are stopped) is tested once in test_checker_contract.py; the references
-come from the solutions notebook (``answer``).
+Red team (issue 17): attacks by class, and why they fail now.
+
+| class | attack | puzzles | why it fails now |
+|---|---|---|---|
+| 1 oracle | a table of the program's output on every fixed prompt (as a loop of checks could harvest), a guess elsewhere | 8.3 | 300 prompts are drawn afresh; messages never print the program's output |
+| 3 before | a thread started before `check` runs the package's loader for the answer (mailbox in a global) | 8.4 | the answer runs in a fresh worker: no thread of the kernel exists there |
+| 3 before | `build(parse(text))` bound before the check; the package's `load_program` by name | 8.4 | switched off in the worker, whatever name holds it |
+| 3 before | the package's loader run beforehand on every text of the checker (and of guessed seeds), looked up | 8.4 | the dumped and the random programs are drawn afresh |
+| 3 before | the answer empties the checker's list of switched-off functions, then calls the package | 8.4 | the switch-off happened before the answer was loaded; the list it edits is the worker's copy |
+| 3 before | rewrite the expected programs through the call's frames | 8.4 | the judge's frames are in another process |
+| 6 space | a loader that rounds every number to 10 digits (right on every short number of the fixed texts) | 8.4 | random programs with up to 16 decimals, compared bit for bit |
 """
 import ast
-import builtins
+import copy
 import inspect
 import re
 import sys
+import time
 
 import numpy as np
 import pytest
 
 import taotp
+from checking import SHORT, fails, passes, verdict
 from solutions import answer
-from taotp.exercises import ch08, check, registry
+from taotp.exercises import ch08, registry
 from taotp.exercises.ch08 import CHOICES_8_3
 
 
@@ -29,75 +42,76 @@ def test_registry_rows():
     rows = {p.id: p for p in registry().values() if p.chapter == 8}
     assert sorted(rows) == ['8.1', '8.2', '8.3', '8.4']
     assert [rows[i].kind for i in sorted(rows)] == ['reflect', 'reflect', 'checked', 'checked']
+    assert set(rows['8.4'].refuse) == set(ch08.LOADER_PARTS)
 
 
 # ----------------------------------------------------------------------------- 8.3
 
-@pytest.mark.parametrize('answer', [' C ', '(c)', min, lambda s: int(np.min(s))])
-def test_8_3_right_answers_in_other_forms(answer):
-    result = ch08.check_8_3(answer)
-    assert result, result.message
-    assert '776 prompts' in result.message
+@pytest.mark.parametrize('answer_', [' C ', '(c)', min, lambda s: int(np.min(s))])
+def test_8_3_right_answers_in_other_forms(answer_):
+    passes('8.3', answer_, '776 prompts')
 
 
 def test_8_3_reference_is_the_builder():
     """The reference (2-decimal listing) agrees with build_min_transformer(20, 8)."""
-    groups = ch08._inputs_8_3()
+    groups = ch08.prompts_8_3(3)
     exact = taotp.build_min_transformer(20, 8)
     for g, want in zip(groups, ch08._reference_8_3(groups)):
         assert np.array_equal(taotp.last_token_argmax(g, exact), want)
         assert np.array_equal(want, g.min(1))
+    assert sum(len(g) for g in groups) == 776
 
 
-@pytest.mark.parametrize('letter, pattern', [
-    ('a', r"prompt \[1, 0\]: the program \(at full precision\) outputs 0, choice 'a' "
-          r"\(it repeats the first token of the prompt\) says 1"),
-    ('b', r"prompt \[0, 1\]: .* outputs 0, choice 'b' .* says 1"),
-    ('d', r"prompt \[0, 1\]: .* outputs 0, choice 'd' .* says 1"),
-    ('e', r"prompt \[.*\]: .* choice 'e' \(it outputs the most frequent token so far\)"),
-    ('f', r"prompt \[0\]: .* outputs 0, choice 'f' .* says 1"),
+@pytest.mark.parametrize('letter, fragment', [
+    ('a', "prompt [1, 0]: choice 'a' (it repeats the first token of the prompt) gives 1 there, "
+          "which is not what the program (at full precision) outputs"),
+    ('b', "prompt [0, 1]: choice 'b'"),
+    ('d', "prompt [0, 1]: choice 'd'"),
+    ('e', "prompt [19, 19, 0]: choice 'e' (it outputs the most frequent token so far) gives 19"),
+    ('f', "prompt [0]: choice 'f'"),
 ])
-def test_8_3_wrong_choices_name_a_prompt(letter, pattern):
-    result = ch08.check_8_3(letter)
-    assert not result
+def test_8_3_wrong_choices_name_a_prompt(letter, fragment):
+    result = fails('8.3', letter, fragment)
     assert result.counterexample is not None
-    assert re.search(pattern, result.message), result.message
+    assert 'outputs 0' not in result.message
 
 
 def test_8_3_the_printed_weights_are_not_the_reference():
     """Predicting the one-decimal listing itself is 'wrong': the puzzle asks for the intent."""
     printed = taotp.load_program(taotp.interpreter.book_listing('min'))
-    result = ch08.check_8_3(lambda s: int(taotp.decode(s, printed, max_steps=1)[-1]))
-    assert not result and 'the program (at full precision) outputs' in result.message
+    fails('8.3', lambda s: int(taotp.decode(s, printed, max_steps=1)[-1]),
+          'your answer gave', 'which is not right')
 
 
-@pytest.mark.parametrize('answer, pattern', [
-    ('z', r"answer with one letter of CHOICES_8_3 \(a, b, c, d, e, f\) or a function; got 'z'"),
-    (lambda s: 1 / 0, r'your function raised ZeroDivisionError: division by zero on prompt \[0\]'),
-    (lambda s: 'zero', r"your function returned 'zero' on prompt \[0\]; expected a token id"),
-    (lambda s: min(s) + 0.5, r'prompt \[0\]: .* outputs 0, your function says 0.5'),
-    (lambda s: float('nan'), r'returned nan on prompt \[0\]'),
+@pytest.mark.parametrize('answer_, fragment', [
+    ('z', "answer with one letter of CHOICES_8_3 (a, b, c, d, e, f) or a function; got 'z'"),
+    (lambda s: 1 / 0, 'your function raised ZeroDivisionError: division by zero on prompt [0]'),
+    (lambda s: 'zero', "your function returned 'zero' on prompt [0]; expected a token id"),
+    (lambda s: min(s) + 0.5, 'your function returned 0.5 on prompt [0]; expected a token id'),
+    (lambda s: float('nan'), 'returned nan on prompt [0]'),
+    (lambda s: True if min(s) == 1 else min(s), 'returned True on prompt [1]; expected a token id'),
 ])
-def test_8_3_wrong_kinds_of_answer_are_named(answer, pattern):
-    result = ch08.check_8_3(answer)
-    assert not result
-    assert re.search(pattern, result.message), result.message
+def test_8_3_wrong_kinds_of_answer_are_named(answer_, fragment):
+    fails('8.3', answer_, fragment)
 
 
 def test_8_3_adversarial_prompts_catch_a_rule_right_on_random_ones():
-    result = ch08.check_8_3(lambda s: min(s[1:]) if len(s) == 8 else min(s))
-    assert not result
-    assert 'prompt [0, 1, 2, 3, 4, 5, 6, 7]: the program (at full precision) outputs 0' \
-        in result.message, result.message
-
-
-def test_8_3_a_bool_is_not_a_token():
-    result = ch08.check_8_3(lambda s: True if min(s) == 1 else min(s))
-    assert not result and 'returned True on prompt [1]; expected a token id' in result.message
+    fails('8.3', lambda s: min(s[1:]) if len(s) == 8 else min(s),
+          'prompt [0, 1, 2, 3, 4, 5, 6, 7]: your answer gave 1, which is not right')
 
 
 def test_choices_are_distinct_behaviours():
     assert len(CHOICES_8_3) == 6 and len(set(CHOICES_8_3.values())) == 6
+
+
+def test_8_3_a_table_of_every_fixed_prompt_does_not_pass():
+    # class 1: the old NOT YET printed the program's output, so a loop of checks could
+    # harvest every fixed prompt; even the complete table fails on the prompts drawn afresh
+    fixed = ch08.prompts_8_3(0)
+    fixed = [g for i, g in enumerate(fixed) if i < 2 or i % 2 == 0]     # not the drawn groups
+    table = {tuple(p): int(min(p)) for g in fixed for p in g.tolist()}
+    result = fails('8.3', lambda s: table.get(tuple(s), s[-1]), 'which is not right')
+    assert 'outputs' not in result.message
 
 
 # ----------------------------------------------------------------------------- 8.4
@@ -106,28 +120,25 @@ def test_choices_are_distinct_behaviours():
                                     lambda text: taotp.interpreter.load_program(text),
                                     lambda text: taotp.interpreter.parse.parse(text) and {}])
 def test_8_4_the_package_loader_is_switched_off(loader):
-    result = ch08.check_8_4(loader)
-    assert not result
-    assert "it called taotp.load_program (or its parser), the package's own answer" \
-        in result.message, result.message
-    assert taotp.load_program('{"tok_emb": [[1]], "block_size": 1}')   # and is back on after
+    fails('8.4', loader, "is switched off while this puzzle is checked",
+          "the package's own answer")
+    assert taotp.load_program('{"tok_emb": [[1]], "block_size": 1}')   # and on in the kernel
 
 
 def test_8_4_reference_passes_with_everything_it_claims():
-    result = ch08.check_8_4(answer('8.4'))
-    assert result, result.message
-    assert '17 compact forms (12 random' in result.message
-    assert 'raises with a message on 11 malformed texts' in result.message
+    passes('8.4', answer('8.4'), '17 compact forms (12 random',
+           'raises with a message on 11 malformed texts')
 
 
 def test_8_4_random_programs_are_valid_and_varied():
-    programs = ch08._random_programs()
+    programs = [p for seed in range(4) for p in ch08.random_programs(seed)]
     for text, params in programs:
         assert taotp.params_equal(taotp.load_program(text), params)
     texts = [text for text, _ in programs]
     assert any('block_size' in t for t in texts) and any('"out_emb"' not in t for t in texts)
     assert any('"layers"' not in t for t in texts)
     assert any(layer['M2'].shape[0] == 0 for _, params in programs for layer in params['layers'])
+    assert ch08.random_programs(1)[0][0] != ch08.random_programs(2)[0][0]
 
 
 def _book_loader(text):
@@ -142,143 +153,275 @@ def _book_loader(text):
     return params
 
 
-def _almost(text, skip=None):
+def _almost(reference, skip):
     """The solution's loader with one default feature disabled (a plausible partial solution)."""
-    tree = ast.literal_eval(text)
-    if skip == 'ln' and ('lnf' not in tree or any('ln1' not in l for l in tree.get('layers', []))):
-        raise KeyError('ln1')
-    if skip == 'block_size' and 'block_size' in tree:
-        tree['pos_emb'] = []
-        del tree['block_size']
-    if skip == 'layers' and 'layers' not in tree:
-        return {'tok_emb': np.array(tree['tok_emb'])}
-    return answer('8.4')(repr(tree))
+    def loader(text):
+        tree = ast.literal_eval(text)
+        if skip == 'ln' and ('lnf' not in tree or any('ln1' not in l
+                                                       for l in tree.get('layers', []))):
+            raise KeyError('ln1')
+        if skip == 'block_size' and 'block_size' in tree:
+            tree['pos_emb'] = []
+            del tree['block_size']
+        if skip == 'layers' and 'layers' not in tree:
+            return {'tok_emb': np.array(tree['tok_emb'])}
+        return reference(repr(tree))
+    return loader
 
 
-@pytest.mark.parametrize('loader, pattern', [
-    (_book_loader, r"the params your loader made from the book listing 'min': layers\[0\]"
-                   r"\['M2'\] must have 2 dimensions; got shape \(0,\)"),
-    (lambda t: _almost(t, 'ln'), r"your loader raised KeyError: 'ln1' on a program with no "
-                                 r"layer norms anywhere"),
-    (lambda t: _almost(t, 'block_size'), r"'pos_emb' must have 2 dimensions; got shape \(0,\) "
-                                         r"on a program with block_size instead of pos_emb"),
-    (lambda t: _almost(t, 'layers'), r'''from a program with no "layers" key: missing key'''),
-    (lambda t: answer('8.4')(t) if t.startswith('{') and 'tok_embs' not in t else {},
-     r'on an unknown top-level key your loader returned a value instead of raising an error '
-     r'\(the result is invalid: .*\)'),
-    (lambda t: answer('8.4')(t) if not t.startswith('__import__') else eval(t),
-     r'your loader executed code from the program text'),
-])
-def test_8_4_wrong_loaders_are_caught(loader, pattern):
-    result = ch08.check_8_4(loader)
-    assert not result
-    assert re.search(pattern, result.message), result.message
-    assert not hasattr(builtins, '_taotp_8_4_ran')
-
-
-def _restricted_eval(text):
+def _restricted_eval(reference):
     """eval with no builtins: the side-effect payload fails, but expressions are evaluated."""
-    tree = eval(text, {'__builtins__': {}}, {})
-    return answer('8.4')(repr(tree))
+    return lambda text: reference(repr(eval(text, {'__builtins__': {}}, {})))
 
 
-def _lax_layers(text):
+def _lax_layers(reference):
     """The solution's loader without its check for unknown layer keys."""
-    tree = ast.literal_eval(text)
-    if isinstance(tree, dict):
-        for layer in tree.get('layers', []):
-            for key in set(layer) - {'Q', 'K', 'V', 'P', 'M1', 'b1', 'M2', 'b2', 'ln1', 'ln2'}:
-                del layer[key]
-    return answer('8.4')(repr(tree))
+    def loader(text):
+        tree = ast.literal_eval(text)
+        if isinstance(tree, dict):
+            for layer in tree.get('layers', []):
+                for key in set(layer) - {'Q', 'K', 'V', 'P', 'M1', 'b1', 'M2', 'b2', 'ln1',
+                                         'ln2'}:
+                    del layer[key]
+        return reference(repr(tree))
+    return loader
 
 
-def _ignores_block_size(text):
-    tree = ast.literal_eval(text)
-    if isinstance(tree, dict) and 'pos_emb' in tree:
-        tree.pop('block_size', None)
-    return answer('8.4')(repr(tree))
+def _ignores_block_size(reference):
+    def loader(text):
+        tree = ast.literal_eval(text)
+        if isinstance(tree, dict) and 'pos_emb' in tree:
+            tree.pop('block_size', None)
+        return reference(repr(tree))
+    return loader
 
 
-def _nested_lists(text):
-    params = answer('8.4')(text)
-    return {**params, 'tok_emb': params['tok_emb'].tolist()}
+def _nested_lists(reference):
+    def loader(text):
+        params = reference(text)
+        return {**params, 'tok_emb': params['tok_emb'].tolist()}
+    return loader
 
 
-def _exits_when_malformed(text):
-    try:
-        return answer('8.4')(text)
-    except Exception:
-        sys.exit('bad program')
-
-
-def _loops_when_malformed(text):
-    try:
-        return answer('8.4')(text)
-    except Exception:
-        while True:
-            pass
-
-
-@pytest.mark.parametrize('loader, pattern', [
-    (_restricted_eval, r'on a text holding a list times a number your loader returned a value '
-                       r'instead of raising an error \(it evaluated code; parse the text, never '
-                       r'eval it\)'),
-    (_lax_layers, r'on an unknown key in a layer your loader returned a value instead of raising'),
-    (_ignores_block_size, r'on a block_size that contradicts pos_emb your loader returned a value'),
-    (_nested_lists, r"book listing 'hello_world': differs from the full form at 'tok_emb': lists "
-                    r"of different lengths or types \(return NumPy arrays"),
-    (_exits_when_malformed, r'your loader raised SystemExit: bad program on a ragged tok_emb'),
-])
-def test_8_4_cheats_and_near_misses_are_caught(loader, pattern):
-    result = ch08.check_8_4(loader)
-    assert not result
-    assert re.search(pattern, result.message), result.message
-
-
-def test_8_4_a_loader_that_hangs_on_a_malformed_text_is_stopped(short_time_limit):
-    result = ch08.check_8_4(_loops_when_malformed)
-    assert not result
-    assert 'your loader took longer than 0.2 s on a ragged tok_emb' in result.message
-
-
-def test_8_4_calls_the_loader_through_guard_call():
-    source = inspect.getsource(ch08)
-    assert 'time_limit' not in source and '_TimeUp' not in source
-
-
-def test_8_4_silent_errors_are_caught():
-    def quiet(text):
+def _exits_when_malformed(reference):
+    def loader(text):
         try:
-            return answer('8.4')(text)
+            return reference(text)
+        except Exception:
+            sys.exit('bad program')
+    return loader
+
+
+def _loops_when_malformed(reference):
+    def loader(text):
+        try:
+            return reference(text)
+        except Exception:
+            while True:
+                pass
+    return loader
+
+
+def _silent(reference):
+    def loader(text):
+        try:
+            return reference(text)
         except Exception:
             raise ValueError('') from None
-    result = ch08.check_8_4(quiet)
-    assert not result and 'raised ValueError with an empty message' in result.message
+    return loader
 
 
-def test_8_4_a_loader_that_changes_a_value_is_named():
-    def off_by_a_bit(text):
-        params = answer('8.4')(text)
+def _off_by_a_bit(reference):
+    def loader(text):
+        params = reference(text)
         params['tok_emb'] = params['tok_emb'] + 1e-12
         return params
-    result = ch08.check_8_4(off_by_a_bit)
-    assert not result
-    assert re.search(r"book listing 'hello_world': differs from the full form at 'tok_emb': "
-                     r"1\.2 vs 1\.200000000001 at flat index 0", result.message), result.message
+    return loader
+
+
+def _rounded(reference):
+    """class 6: every number rounded to 10 significant digits (right on short numbers)."""
+    def loader(text):
+        params = reference(text)
+        round10 = lambda a: np.array([float(f'{x:.10g}') for x in np.ravel(a)]).reshape(  # noqa
+            np.shape(a))
+        for key in ('tok_emb', 'pos_emb', 'out_emb'):
+            params[key] = round10(params[key])
+        for layer in params['layers']:
+            for key in ('Q', 'K', 'V', 'P', 'M1', 'b1', 'M2', 'b2'):
+                layer[key] = round10(layer[key])
+        return params
+    return loader
+
+
+@pytest.mark.parametrize('make, fragments', [
+    (lambda ref: _book_loader, ["the params your loader made from the book listing 'min': "
+                                "layers[0]['M2'] must have 2 dimensions; got shape (0,)"]),
+    (lambda ref: _almost(ref, 'ln'), ["your loader raised KeyError: 'ln1' on a program with no "
+                                      "layer norms anywhere"]),
+    (lambda ref: _almost(ref, 'block_size'), ["'pos_emb' must have 2 dimensions; got shape (0,)",
+                                              'a program with block_size instead of pos_emb']),
+    (lambda ref: _almost(ref, 'layers'), ['from a program with no "layers" key', 'missing']),
+    (lambda ref: lambda t: ref(t) if t.startswith('{') and 'tok_embs' not in t else {},
+     ['on an unknown top-level key your loader returned a value instead of raising an error '
+      '(the result is invalid: ']),
+    (lambda ref: lambda t: eval(t) if 'exec(' in t else ref(t),
+     ['on a text holding a function call your loader executed code from the program text']),
+    (_restricted_eval, ['on a text holding a list times a number your loader returned a value '
+                        'instead of raising an error (it evaluated code; parse the text, never '
+                        'eval it)']),
+    (_lax_layers, ['on an unknown key in a layer your loader returned a value instead of '
+                   'raising']),
+    (_ignores_block_size, ['on a block_size that contradicts pos_emb your loader returned a '
+                           'value']),
+    (_nested_lists, ["the book listing 'hello_world': your program differs from the full form "
+                     "at tok_emb: your loader gave a nested list; return NumPy arrays"]),
+    (_exits_when_malformed, ['your loader raised SystemExit: bad program on a ragged tok_emb']),
+    (_silent, ['on a ragged tok_emb your loader raised ValueError with an empty message']),
+    (_off_by_a_bit, ["the book listing 'hello_world': your program differs from the full form "
+                     "at tok_emb: your loader gave 1.200000000001 at flat index 0"]),
+    (_rounded, ['the dumped random program ch08.dumped_program(',
+                'your program differs from the full form at']),
+], ids=['book', 'no-ln', 'no-block-size', 'no-layers', 'unknown-key', 'eval-payload',
+        'restricted-eval', 'lax-layers', 'ignores-block-size', 'nested-lists', 'exits', 'silent',
+        'off-by-a-bit', 'rounded'])
+def test_8_4_wrong_loaders_are_caught(make, fragments):
+    fails('8.4', make(answer('8.4')), *fragments)
+
+
+def test_8_4_a_loader_that_hangs_on_a_malformed_text_is_stopped():
+    result = verdict('8.4', _loops_when_malformed(answer('8.4')), call_seconds=SHORT)
+    assert not result.passed
+    assert f'your loader took longer than {SHORT:g} s on a ragged tok_emb' in result.message
+
+
+def test_8_4_never_names_the_expected_value_of_a_drawn_program():
+    reference = answer('8.4')
+    fixed = {taotp.interpreter.book_listing(n) for n in ('hello_world', 'min')}
+    fixed |= {text for _, text, _ in ch08._COMPACT_CASES}
+
+    def shifted(text):                     # right on every fixed text, off on the drawn ones
+        params = reference(text)
+        if text not in fixed and text.startswith('{'):
+            params['pos_emb'] = params['pos_emb'] + 0.25
+        return params
+    result = fails('8.4', shifted, 'the dumped random program', 'differs from the full form at '
+                   'pos_emb: your loader gave', 'at flat index 0')
+    seed = int(re.search(r'dumped_program\((\d+)\)', result.message).group(1))
+    want = float(ch08.dumped_program(seed)['pos_emb'].ravel()[0])
+    assert repr(want) not in result.message and f'{want:.6g}' not in result.message
 
 
 EXTRA_GARBAGE = {
-    '8.3': {'a letter outside the choices': 'z', 'a list of letters': ['c'],
-            'a function returning a string': lambda s: 'zero'},
-    '8.4': {'a loader returning a list': lambda text: [1, 2],
-            'a loader returning the text': lambda text: text},
+    '8.3': {'a letter outside the choices': 'z', 'a list of letters': ['c']},
+    '8.4': {'a loader returning a list': lambda text: [1, 2]},
 }
+
+
+# ----------------------------------------------------------------------------- red team
+
+def test_8_4_package_loader_bound_before_the_check():
+    from taotp.interpreter.build import build
+    from taotp.interpreter.parse import parse
+    fails('8.4', lambda text: build(parse(text)), 'package')
+
+
+def test_8_4_a_thread_started_before_the_check_loads_for_the_answer():
+    # class 3: in the reader's kernel a thread serves the package's loader to the answer
+    # through a mailbox; the old in-process check watched only the calling thread
+    import threading
+    inbox, outbox, stop = [], {}, []
+
+    def serve():
+        while not stop:
+            while inbox:
+                text = inbox.pop()
+                outbox[text] = taotp.load_program(text)
+            time.sleep(0.001)
+
+    def loader(text):
+        inbox.append(text)
+        for _ in range(2000):
+            if text in outbox:
+                return outbox[text]
+            time.sleep(0.001)
+        raise ValueError('nobody answered')
+
+    thread = threading.Thread(target=serve, daemon=True)
+    thread.start()
+    try:
+        fails('8.4', loader, "the book listing 'hello_world'")
+    finally:
+        stop.append(True)
+        thread.join()
+
+
+def test_8_4_outputs_of_the_package_computed_beforehand_are_looked_up():
+    # class 3: every text the checker module holds (and those of twenty seeds) loaded
+    # with the package's loader before the check, then looked up
+    texts = [taotp.interpreter.book_listing(n) for n in ('hello_world', 'min')]
+    texts += [text for _, text, _ in ch08._COMPACT_CASES]
+    texts += [text for seed in range(20) for text, _ in ch08.random_programs(seed)]
+    texts += [taotp.dump_program(ch08.dumped_program(seed)) for seed in range(20)]
+    table = {text: taotp.load_program(text) for text in texts}
+
+    def loader(text):
+        if text not in table:
+            raise ValueError('not a program I know')
+        return copy.deepcopy(table[text])
+    fails('8.4', loader, 'the dumped random program', 'not a program I know')
+
+
+def test_8_4_the_answer_cannot_switch_the_refusal_back_on():
+    def loader(text):
+        from taotp.exercises import registry as table
+        table()['8.4'].refuse.clear()              # the worker's copy of the list
+        ch08.LOADER_PARTS = ()
+        return taotp.load_program(text)
+    fails('8.4', loader, 'is switched off while this puzzle is checked')
+
+
+def _checker_locals():
+    frame = sys._getframe(2)
+    while frame is not None:
+        yield frame.f_locals
+        frame = frame.f_back
+
+
+def test_8_4_loader_rewrites_the_expected_programs_through_its_frame():
+    refuse = {text for _, text in ch08._MALFORMED} | {text for _, text in ch08._EXPRESSIONS}
+    program = taotp.load_program('{"tok_emb": [[1.0, -1.0]], "block_size": 2}')
+
+    def rewrite(value):
+        if value is program:
+            return
+        if isinstance(value, dict) and 'tok_emb' in value:
+            value.clear()
+            value.update(copy.deepcopy(program))
+        elif isinstance(value, (list, tuple)):
+            for item in value:
+                rewrite(item)
+
+    def loader(text):                                  # parses nothing
+        if text in refuse or 'exec(' in text:
+            raise ValueError('refused')
+        for variables in _checker_locals():
+            for value in list(variables.values()):
+                rewrite(value)
+        return copy.deepcopy(program)
+    fails('8.4', loader, "the book listing 'hello_world'")
 
 
 CHECKED_HERE = ['8.3', '8.4']
 
+
 @pytest.mark.parametrize('puzzle', CHECKED_HERE)
 def test_no_checker_takes_options_that_change_the_puzzle(puzzle):
-    body = registry()[puzzle].checker.__wrapped__
+    body = registry()[puzzle].checker
     assert len(inspect.signature(body).parameters) == 1
-    assert registry()[puzzle].checker.budget == 30
+    assert body.budget == 30
+
+
+def test_exactly_one_choice_passes():
+    # the verdict on each letter comes from the program run at check time
+    assert [letter for letter in CHOICES_8_3 if verdict('8.3', letter).passed] == ['c']

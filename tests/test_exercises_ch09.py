@@ -1,112 +1,120 @@
 """Chapter 9 checkers: what each one calls solved, and the answers that must not pass.
 
-| id | what is checked (solved means) | cheats tried (each a test below) |
-|---|---|---|
-| 9.1 | `parity_sequence(bits, s)`: tokens (one character each) and IDs equal the reference on 47 bit strings of 1-100 bits (all zeros, all ones, alternating, random), offsets 1-50 | tokens as multi-character strings (passed before); `=` given s + 1; the scratchpad shifted by one |
-| 9.2 | `scratchpad_text(operands)` equals the reference on 54 lists: every padding boundary (m = 1, 9, 10, 11, 100), all nines, zeros, ragged | no b_0; reversed query digits; padding the operands only; padding to the actual sum; the proof's padding n + 1 + floor(log10 m) |
-| 9.3 | `bilevel_ids(operands, s1, s2)` equals the reference on the same 54 problems, offsets (1, 1) and random | the response coupled with the same number instead of the previous one |
-| 9.4 | `multiplication_sequence(a, b)`: text and three levels on 40 products (zeros, ones, zeros inside a factor, all nines, powers of ten) | level 3 without the shift |
-| 9.5 | `keys(operands, index)`: the two keys at 370 response positions (2-11 operands) | the same level-2 ID instead of one smaller |
-| 9.6 | `cube(D, k)` for every k with D <= 6, and up to D = 16 | the binary expansion of k instead of k - 1; NaN |
-| 9.7 | `head1(P1, P2, lam)`: PRE_SUM within 0.01 of the reference at 1194 response positions for (P1, P2) = (4, 3), (3, 2), (5, 6) at lam = 20 and (4, 3) at lam = 3 | NEXT on the key side; matrices for P1 = 4, P2 = 3 whatever is asked (passed before); a fixed scale instead of lam (passed before); wrong shapes |
-| 9.8 | `carry_out(pair_sum, written)`: all 200 cases, the result read as a number first | carry = pair sum >= 10; a value whose `__array__` (budget) or `__ne__` (refused unread) never returns |
-| 9.9 | weights (M1, b1, M2, b2) of at most 3 ReLUs: the readout picks digit / separator / EOS right at all 209 response positions of 9 problems | a Python function with `if`s (passed before: no ReLU budget); 4 ReLUs; EOS from PRE_EOS alone |
-| 9.10 | weights of at most 80 ReLUs: exactly one-hot (1e-6) digit for every pair sum, previous pair sum and carry, PRE_SUM off by up to 0.09 (4332 inputs) | a Python function that rounds (passed before); 81 ReLUs; NUM dropped; trapezoids too narrow for the 0.09 error |
-| 9.11 | `build(n, m)` -> a norm-free params dict within 1 layer, 4 heads, 83 ReLUs, d = 19 + 2 P1 + 2 P2, exact (teacher-forced, EOS once) on 42 problems for build(8, 8), build(3, 12), build(1, 1) | an object whose `generate` formats the sum in Python (passed before); the package's model object; an extra layer, a fifth head, a wider residual stream, an 84th ReLU; the (8, 8) weights for every size; lam = 0.5; the literal code width; the PreLN port without its norms. Accepted by design: the chapter's own builder |
-| 9.12 | `size(n, m)` on 130 sizes: every power-of-two boundary of m + 1 and ell + 2, every power-of-ten boundary of m, random | the paper's P1 (hint, no answer given); P2 = ceil(log2 m) (passed before); a lookup of the old 8 sizes (passed before) |
-| 9.13 | operands (<= 20 of <= 20 digits) for which the paper's condition ell + 1 <= 2^P1 holds and its literal width still fails, the corrected width is exact | [5], [1, 2, 3], [999, 999, 999]: ell a power of two, the condition fails (passed before); operands that work; too many |
-| 9.14 | (operands, lam): exact at lam, not at lam - 0.25, lam on the 0.25 grid | lam not the smallest; not exact; off the grid; a bool |
-| 9.15 | `shape(b)`: exactly one-hot digit blocks in every base 2-16, 20, 36, 60, pair sum off by up to 0.02 | the base-10 shape with a fix for bases 2 and 3 only (passed before); a lookup of the old 5 bases (passed before); overlapping trapezoids; plateaus off centre |
-| 9.16 | a 1-layer program (the budget), exact teacher-forced parities and EOS on 27 strings of 1-100 bits (all zeros, all ones, alternating, a lone 1 at either end) | a second (empty) layer; no EOS; a short table; the adder |
-| 9.17 | `needed(operands, j)`: the m positions digit j reads, on 87 digits | one key only |
-| 9.18 | `counts(n, m)`: total and non-zero counts on 16 sizes up to 1000 x 1000, computed without building the program | the readout counted as tied; a lookup of the old 4 sizes (passed before); `count_params` on the package's builder (passed before; the statement asks for the counts by hand) |
-| 9.19 | a PreLN params dict within 1 layer, 4 heads: exact teacher-forced response on 22 problems up to 4 x 4 | an extra layer and a fifth head (both passed before); the norm-free weights; one position table; a broken readout |
+Every answer goes through the real protocol (``checking.verdict``: pickled, run in a
+worker, judged in the judge).  Cases are drawn afresh on each check; only the examples
+the exercise notebook prints show an expected value.
 
-References passing, shared garbage and endless loops are tested once for every
-checker in ``tests/test_checker_contract.py``; the references come from
-``solutions/09_position_coupling.py`` through ``answer``.
+| id | what is checked (solved means) | wrong answers tried (each a test below) |
+|---|---|---|
+| 9.1 | `parity_sequence(bits, s)`: tokens (one character each) and IDs on 40 strings of 1-100 bits, offsets 1-59 | `=` given s + 1; the scratchpad shifted; multi-character tokens |
+| 9.2 | `scratchpad_text(operands)` on 42 lists (every padding boundary, 1-101 operands) | no b_0; reversed query; operand padding; padding to the sum reached; the proof's padding |
+| 9.3 | `bilevel_ids` on 42 problems, offsets (1, 1) and random | the response coupled with the same number |
+| 9.4 | `multiplication_sequence` on 40 products | level 3 without the shift |
+| 9.5 | `keys(operands, index)` at every response position of 21 problems | the same level-2 ID instead of one smaller |
+| 9.6 | `cube(D, k)`: every code for D <= 6, 12 more up to D = 24 | the binary of k; NaN |
+| 9.7 | `head1(P1, P2, lam)`, run by the book's attention (1/sqrt(k)), PRE_SUM within 0.01 of the chapter's head on 24 problems, 4 sizes, lam in [2.5, 30] | NEXT on the key side; one size for all; a fixed scale; no sqrt(k) fold (the old statement); wrong shapes |
+| 9.8 | `carry_out` on all 38 (pair sum, written digit) pairs | carry = pair sum >= 10; values that never convert or compare |
+| 9.9 | weights of <= 2 ReLUs: the right token kind at every response position of 35 problems | a function; the package's 3 units; EOS from PRE_EOS alone; wrong at an 8-digit size |
+| 9.10 | weights of <= 80 ReLUs, exactly one-hot with PRE_SUM off by up to 0.15 (4332 inputs) | a function; 81 units; NUM dropped; narrow plateaus; NaN; the package's units (offset 0.21) |
+| 9.11 | `build(n, m)`: 1 layer, 4 heads, 83 ReLUs, d = 19 + 2 P1 + 2 P2, exact without norms on 43 problems of (8, 8), (3, 12), (1, 1) and one fresh size | a Python adder object; the package's builder; extra layer, head, width, ReLU; one size for all; lam = 0.5; the PreLN port |
+| 9.12 | `size(n, m)` on 45 sizes (the book's five, boundaries drawn afresh, up to 10^6) | the paper's P1 (hint); P2 = ceil(log2 m); a lookup of known sizes |
+| 9.13 | operands (<= 20 x 20 digits) where the paper's condition holds and the literal width fails | ell a power of two; operands that work; too many |
+| 9.14 | (operands, lam) exact at lam, not at lam - 0.25, on the 0.25 grid | not the smallest; not exact; off the grid; a bool |
+| 9.15 | `shape(b)`: exactly one-hot blocks in bases 2-16, 20, 36, 60 and two drawn below 50 | offset off; overlapping ramps; a lookup of 5 bases; a fix for bases 2 and 3 only |
+| 9.16 | a 1-layer PreLN program: exact parities and EOS on 27 strings of 1-100 bits | no EOS; a short table; a second layer; the adder |
+| 9.17 | `needed(operands, j)` on every digit of 20 problems | one key only |
+| 9.18 | `counts(n, m)` on 21 sizes up to 10^9, builders switched off | the readout counted as tied; a lookup; the package's builder |
+| 9.19 | `port(n, m)`: 1 layer, 4 heads, exact through the layer norms for (4, 4) and a fresh size | the norm-free weights; one table; a broken readout; extra layer or head; the package's port |
+
+Red team (attacks written from the checker source alone; each must fail):
+
+| class | attack | puzzles | why it fails now |
+|---|---|---|---|
+| 1 oracle | collect the expected values NOT YET prints, answer from the table | 9.12, 9.18, 9.2 | only visible examples show expected values; hidden cases are drawn afresh (`fresh_rng`) and their messages never name the expected value |
+| 1 oracle | flip the one wrong case of a binary answer | 9.8 | the message names the input only; the order of the 38 pairs is shuffled per check |
+| 2 source | read a single answer off the checker module | 9.13, 9.14, 9.18 | no answer literal in `ch09.py`; expected values are computed by the package in the judge |
+| 3 before | call the package's own answer (one-liners, builders, `sizes`, `adder_census`) | 9.1-9.8, 9.11, 9.12, 9.18, 9.19 | `Puzzle(refuse=...)`: switched off in the worker |
+| 3 before | a copy of the package function's code | 9.2 | `copies.refused_copy` finds its bytecode in the answer's bytes |
+| 3 before | patch the package in the kernel before the check | 9.5 | the worker imports the package clean |
+| 3 before | outputs of the package's builders computed beforehand, looked up | 9.11, 9.18, 9.19 | a size (or sizes up to 10^9) drawn afresh, never one of the visible ones |
+| 3 before | empty the checker's expected list through the frames | 9.17 | the answer runs in another process |
+| 3 before | the package's own weights (bias-free flags, offset 0.21) | 9.9, 9.10 | the budget (2 ReLUs) and tolerance (0.15) exclude them |
+| 6 probes | a dict whose reads show a smaller program than the one that runs | 9.11, 9.16, 9.19 | the worker sends plain data: what is counted is what runs |
+| 6 probes | right on the fixed cases only (bases, bit lengths, sizes) | 9.15, 9.16, 9.11 | bases, strings and sizes drawn afresh on each check |
+
+Classes 4 (training) and 5 (the KV cache) have no puzzle in this chapter.  References,
+shared garbage and endless loops are tested for every checker in
+``tests/test_checker_contract.py``.
 """
 import copy
 import inspect
 import math
-import time
+import types
 
 import numpy as np
 import pytest
+from checking import SHORT, NeverArray, fails, never_names, passes, verdict
 
 import taotp
 from solutions import answer
 from taotp import coupling as C
 from taotp.exercises import ch09, registry
-from taotp.exercises.registry import checker
 
 
-def fails(result, *fragments):
-    assert not result.passed, result.message
-    for fragment in fragments:
-        assert fragment in result.message, result.message
+def hidden(puzzle, wrong, want):
+    """``wrong`` fails on a hidden case whose expected value ``want(*input)`` is never shown."""
+    result = fails(puzzle, wrong, 'which is not right')
+    never_names(result, want(*result.counterexample))
     return result
 
 
-def budgeted(puzzle, seconds=0.3):
-    """The puzzle's checker body under a short total budget (the real one is 30 s)."""
-    return checker(puzzle, budget=seconds)(registry()[puzzle].checker.__wrapped__)
-
-
-def forever(*args, **kwargs):
-    while True:
-        time.sleep(0.01)
-
-
-class NeverArray:
-    def __array__(self, *args, **kwargs):
-        forever()
-
-
 class NeverCompared:
-    __eq__ = __ne__ = forever
-
-
-class _Generates:
-    """An object whose ``generate`` returns ``value`` (the old 9.11 interface)."""
-
-    def __init__(self, value):
-        self.value = value
-
-    def generate(self, operands):
-        return self.value
+    def __eq__(self, other):
+        while True:
+            pass
 
 
 class _PythonAdder:
-    """No transformer at all: ``generate`` formats the scratchpad and the sum in Python."""
+    """No transformer at all: ``generate`` formats the sum in Python."""
 
     def generate(self, operands):
-        return list(C.scratchpad_text(operands).split('=', 1)[1] + '$'), sum(operands)
+        return list(str(sum(operands))[::-1] + '$'), sum(operands)
 
 
-def _with_layer(params, extra):
+class ShowsAnother(dict):
+    """Reads (``d[k]``, ``keys``) show one program; ``**d`` and ``dict(d)`` hand over another."""
+
+    def __init__(self, runs, shows):
+        super().__init__(runs)
+        self.shows = shows
+
+    def __getitem__(self, key):
+        return self.shows[key]
+
+    def keys(self):
+        return self.shows.keys()
+
+
+def _with_layer(params):
     out = copy.deepcopy(params)
-    out['layers'] = out['layers'] + [extra]
+    layer = out['layers'][0]
+    out['layers'].append({k: (np.zeros_like(v) if isinstance(v, np.ndarray) else v)
+                          for k, v in layer.items()})
     return out
-
-
-def _empty_layer(params):
-    layer = params['layers'][0]
-    return {k: (np.zeros_like(v) if not isinstance(v, dict) else dict(v)) for k, v in layer.items()}
 
 
 def _extra_head(params):
     out = copy.deepcopy(params)
-    layer = out['layers'][0]
     for key in 'QKVP':
-        layer[key] = np.concatenate([layer[key], np.zeros_like(layer[key][:1])])
+        out['layers'][0][key] = np.concatenate([out['layers'][0][key],
+                                                np.zeros_like(out['layers'][0][key][:1])])
     return out
 
 
 def _wider(params):
     """One more (unused) residual dimension everywhere."""
-    pad = lambda a, axis: np.concatenate(                                  # noqa: E731
-        [a, np.zeros(a.shape[:axis] + (1,) + a.shape[axis + 1:])], axis=axis)
+    def pad(a, axis):
+        return np.concatenate([a, np.zeros(a.shape[:axis] + (1,) + a.shape[axis + 1:])], axis)
     out = copy.deepcopy(params)
     out['tok_emb'], out['out_emb'] = pad(out['tok_emb'], 1), pad(out['out_emb'], 1)
     out['pos_emb'] = [pad(t, 1) for t in out['pos_emb']]
@@ -118,85 +126,72 @@ def _wider(params):
     return out
 
 
-def _one_more_relu(params):
+def _more_relus(params, extra=2):
     out = copy.deepcopy(params)
     layer = out['layers'][0]
-    layer['M1'] = np.concatenate([layer['M1'], np.zeros((layer['M1'].shape[0], 1))], axis=1)
-    layer['b1'] = np.concatenate([layer['b1'], [0.0]])
-    layer['M2'] = np.concatenate([layer['M2'], np.zeros((1, layer['M2'].shape[1]))])
+    layer['M1'] = np.concatenate([layer['M1'], np.zeros((layer['M1'].shape[0], extra))], 1)
+    layer['b1'] = np.concatenate([layer['b1'], np.zeros(extra)])
+    layer['M2'] = np.concatenate([layer['M2'], np.zeros((extra, layer['M2'].shape[1]))])
     return out
 
 
 EXTRA_GARBAGE = {
     '9.1': {'tokens without ids': lambda bits, s: (list(bits), None)},
     '9.7': {'vectors instead of matrices': lambda P1, P2, lam: (np.zeros(33), np.zeros(33))},
-    '9.9': {'a function': lambda pa, pe: (pa, pe), 'three arrays': (np.eye(2), np.zeros(2),
-                                                                     np.eye(2)),
+    '9.9': {'a function': lambda pa, pe: (pa, pe),
+            'three arrays': (np.eye(2), np.zeros(2), np.eye(2)),
             'NaN weights': (np.full((2, 2), np.nan), np.zeros(2), np.eye(2), np.zeros(2))},
     '9.10': {'a function': lambda s, c, n: np.eye(10)[0],
              'M1 of the wrong height': (np.zeros((2, 5)), np.zeros(5), np.zeros((5, 10)),
                                         np.zeros(10))},
     '9.11': {'a build returning None': lambda n, m: None,
-             'a generate returning text': lambda n, m: _Generates('000>5$'),
-             'a generate returning a NaN total': lambda n, m: _Generates((list('0>5$'), np.nan)),
-             'a build returning the PreLN port object': lambda n, m:
-             C.build_multi_operand_adder(n, m, norm=True)},
+             'a build returning an adder object': lambda n, m: _PythonAdder()},
     '9.13': {'a list of strings': ['57', '48'], 'negative operands': [-1, 2]},
     '9.14': {'a NaN lambda': ([57, 48, 96], float('nan')), 'a bare lambda': 2.25},
     '9.16': {'two position tables': {**C.build_multi_operand_adder(2, 2, norm=True).params}},
-    '9.19': {'one position table': {**C.build_multi_operand_adder(2, 2, norm=True).params,
-                                    'pos_emb': np.zeros((8, 70))}},
+    '9.19': {'a program instead of a builder': C.build_multi_operand_adder(2, 2, norm=True).params,
+             'one position table': lambda n, m: {**answer('9.19')(n, m),
+                                                 'pos_emb': np.zeros((8, 70))}},
 }
 
 
 def test_registry_lists_all_nineteen():
-    ids = [p.id for p in ch09.PUZZLES]
-    assert ids == [f'9.{i}' for i in range(1, 20)]
-    assert all(p.kind == 'checked' for p in ch09.PUZZLES)
+    rows = registry()
+    assert [p.id for p in ch09.PUZZLES] == [f'9.{i}' for i in range(1, 20)]
+    for p in ch09.PUZZLES:
+        assert p.kind == 'checked' and rows[p.id] is p
+        assert len(inspect.signature(p.checker).parameters) == 1 and p.checker.budget == 30
 
 
-# ----------------------------------------------------------------------------- 9.1 - 9.5 formats
+# ----------------------------------------------------------------------------- 9.1 - 9.6 formats
 
-def test_9_1_rejects_shifted_equals_and_scratchpad():
+def test_9_1_rejects_shifted_ids_and_glued_tokens():
+    reference = answer('9.1')
+
     def eq_plus_one(bits, s):
-        t, p = C.parity_sequence(bits, offset=s)
-        p[len(bits)] = s + 1
-        return t, p
+        tokens, ids = reference(bits, s)
+        return tokens, ids[:len(bits)] + [s + 1] + ids[len(bits) + 1:]
 
-    def shifted(bits, s):
-        t, p = C.parity_sequence(bits, offset=s)
-        return t, p[:len(bits) + 1] + [q - 1 for q in p[len(bits) + 1:]]
-
-    fails(ch09.check_9_1(eq_plus_one), "bits '0101'", 'expected IDs [2, 3, 4, 5, 1')
-    fails(ch09.check_9_1(shifted), "bits '0101'", 'expected IDs')
-
-
-def test_9_1_wants_one_character_per_token():
     def glued(bits, s):
-        t, p = C.parity_sequence(bits, offset=s)
-        return [bits, '=', ''.join(t[len(bits) + 1:])], p
+        tokens, ids = reference(bits, s)
+        return [bits, '=', ''.join(tokens[len(bits) + 1:])], ids
 
-    fails(ch09.check_9_1(glued), 'tokens must be a string or a list of one-character strings')
+    fails('9.1', eq_plus_one, "bits '0101', s = 1: the IDs: expected [2, 3, 4, 5, 1, 2")
+    fails('9.1', glued, 'must be a string or a list of one-character strings')
 
 
 def test_9_2_rejects_the_classic_mistakes():
-    def no_b0(ops):
-        q, r = C.scratchpad_text(ops).split('=')
-        return q + '=' + r.split('>', 1)[1] if '>' in r else q + '='
+    right = answer('9.2')
 
-    def reversed_query(ops):
-        q, r = C.scratchpad_text(ops).split('=')
-        return '+'.join(x[::-1] for x in q.split('+')) + '=' + r
+    def no_b0(ops):
+        query, response = right(ops).split('=')
+        return query + '=' + response.split('>', 1)[-1]
 
     def operand_padding(ops):
-        ell = max(len(str(a)) for a in ops)
-        run, sums = 0, []
-        for a in [0] + ops:
-            run += a
-            sums.append(str(run).zfill(ell)[::-1])
-        return '+'.join(str(a).zfill(ell) for a in ops) + '=' + '>'.join(sums)
+        text = right(ops)
+        return '+'.join(map(str, ops)) + text[text.index('='):]
 
-    def total_padding(ops):             # pads to the sum actually reached, not the largest one
+    def total_padding(ops):                  # pads to the sum actually reached
         ell = max(len(str(max(ops))), len(str(sum(ops))))
         run, sums = 0, []
         for a in [0] + ops:
@@ -204,244 +199,206 @@ def test_9_2_rejects_the_classic_mistakes():
             sums.append(str(run).zfill(ell)[::-1])
         return '+'.join(str(a).zfill(ell) for a in ops) + '=' + '>'.join(sums)
 
-    def proof_padding(ops):
-        return C.scratchpad_text(ops, ell=C.theory_pad_length(max(len(str(a)) for a in ops),
-                                                              len(ops)))
+    def proof_padding(ops):                  # n + 1 + floor(log10 m)
+        ell = max(len(str(a)) for a in ops) + len(str(len(ops)))
+        run, sums = 0, []
+        for a in [0] + ops:
+            run += a
+            sums.append(str(run).zfill(ell)[::-1])
+        return '+'.join(str(a).zfill(ell) for a in ops) + '=' + '>'.join(sums)
 
-    fails(ch09.check_9_2(no_b0), 'operands [57, 48, 96]', 'expected 057+048+096=000>750')
-    fails(ch09.check_9_2(reversed_query), 'operands [57, 48, 96]')
-    fails(ch09.check_9_2(operand_padding), 'operands [57, 48, 96]', 'got 57+48+96=')
-    fails(ch09.check_9_2(total_padding), 'operands [0, 0]: expected 00+00=00>00>00, got 0+0=')
-    fails(ch09.check_9_2(proof_padding), 'operands [5]: expected 5=0>5, got 05=00>50')
+    fails('9.2', no_b0, 'operands [57, 48, 96]', 'expected 057+048+096=000>750')
+    fails('9.2', operand_padding, 'operands [57, 48, 96]', 'got 57+48+96=')
+    for wrong in (total_padding, proof_padding):
+        hidden('9.2', wrong, C.scratchpad_text)
 
 
-def test_9_3_rejects_the_wrong_coupling_pair():
-    bilevel_ids = answer('9.3')
+def test_9_3_to_9_6_reject_plausible_mistakes():
+    text, bilevel_ids, mult = answer('9.2'), answer('9.3'), answer('9.4')
 
     def same_as_operand(ops, s1, s2):
         p1, p2 = bilevel_ids(ops, s1, s2)
-        eq = C.scratchpad_text(ops).index('=')
+        eq = text(ops).index('=')
         return p1, p2[:eq] + [q - 1 if q > s2 else q for q in p2[eq:]]
 
-    fails(ch09.check_9_3(same_as_operand), 'operands [57, 48, 96]', 'level-2 IDs')
-
-
-def test_9_4_rejects_level3_without_the_shift():
-    reference = answer('9.4')
-
     def no_shift(a, b):
-        text, l1, l2, l3 = reference(a, b)
+        text, l1, l2, l3 = mult(a, b)
         second = text.index('=', text.index('=') + 1)
         return text, l1, l2, [z - (l2[k] - 1) if 0 < k < second and z else z
                               for k, z in enumerate(l3)]
-
-    fails(ch09.check_9_4(no_shift), '37 * 925', 'level-3 IDs')
-
-
-def test_9_5_rejects_the_same_level_2():
-    bilevel_ids = answer('9.3')
 
     def same_number(ops, index):
         p1, p2 = bilevel_ids(ops, 1, 1)
         return [i for i in range(index) if p1[i] == p1[index] + 1 and p2[i] == p2[index]]
 
-    fails(ch09.check_9_5(same_number), 'operands [57, 48, 96]', 'index 15')
-
-
-# ----------------------------------------------------------------------------- 9.6 - 9.10 pieces
-
-def test_9_6_rejects_the_binary_of_k():
     def binary_of_k(D, k):
         return np.array([-1.0 if k % 2 ** D >> (D - 1 - i) & 1 else 1.0 for i in range(D)])
 
-    fails(ch09.check_9_6(binary_of_k), 'D = 1, k = 1', 'expected [1]')
-    fails(ch09.check_9_6(lambda D, k: np.full(D, np.nan)), 'NaN')
+    fails('9.3', same_as_operand, 'operands [57, 48, 96], s1 = 1, s2 = 1: level 2: expected')
+    fails('9.4', no_shift, '37 * 925: level 3: expected')
+    fails('9.5', same_number, 'index 23', 'expected [10, 20]')
+    fails('9.6', binary_of_k, 'D = 3, k = 2: the code: expected [1, 1, -1]')
+    fails('9.6', lambda D, k: np.full(D, np.nan), 'NaN')
 
 
-def test_9_7_rejects_next_on_the_key_side_and_fixed_sizes_or_scales():
+# ----------------------------------------------------------------------------- 9.7 - 9.10 pieces
+
+def test_9_7_rejects_wrong_heads_sizes_and_scales():
     head1 = answer('9.7')
 
     def next_on_key(P1, P2, lam):
         Wq, Wk = head1(P1, P2, lam)
-        Wq2, Wk2 = Wq.copy(), Wk.copy()
         p1, p1n = slice(19, 19 + P1), slice(19 + P1, 19 + 2 * P1)
-        Wq2[p1], Wq2[p1n] = Wq[p1n], 0 * Wq[p1n]
-        Wk2[p1n], Wk2[p1] = Wk[p1], 0 * Wk[p1]
-        return Wq2, Wk2
+        Wq[p1], Wq[p1n], Wk[p1n], Wk[p1] = Wq[p1n], 0, Wk[p1], 0
+        return Wq, Wk
 
-    fails(ch09.check_9_7(next_on_key), 'operands [57, 48, 96]', 'PRE_SUM should be')
-    fails(ch09.check_9_7(lambda P1, P2, lam: (np.zeros((5, 3)), np.zeros((5, 3)))),
-          'must both have shape (33, k)')
-    fails(ch09.check_9_7(lambda P1, P2, lam: head1(4, 3, lam)),        # the sizes of one case
-          'must both have shape (29, k) for P1 = 3, P2 = 2, lam = 20')
-    fails(ch09.check_9_7(lambda P1, P2, lam: head1(P1, P2, 50.0)),     # not the asked scale
-          'P1 = 4, P2 = 3, lam = 3, operands [57, 48, 96]', 'PRE_SUM should be 0.11')
+    def unscaled(P1, P2, lam):             # the old statement: no 1/sqrt(k) in the scores
+        Wq, Wk = head1(P1, P2, lam)
+        return Wq / Wq.shape[1] ** 0.5, Wk
 
-
-def test_9_8_rejects_a_naive_carry():
-    fails(ch09.check_9_8(lambda s, o: int(s >= 10)), 'digits 0 + 9 with carry in 1',
-          'expected carry 1, got 0')
+    fails('9.7', next_on_key, 'more than 0.01 off the chapter')
+    fails('9.7', unscaled, 'more than 0.01 off the chapter')
+    fails('9.7', lambda P1, P2, lam: head1(P1, P2, 50.0), 'more than 0.01 off the chapter')
+    fails('9.7', lambda P1, P2, lam: head1(1, 1, lam), 'must both have shape')
+    fails('9.7', lambda P1, P2, lam: (np.zeros((5, 3)), np.zeros((5, 3))), 'must both have shape')
 
 
-def test_9_8_results_that_never_finish_are_stopped_or_never_read():
-    start = time.perf_counter()
-    fails(budgeted('9.8')(lambda s, o: NeverArray()), 'did not finish within its 0.3 s budget')
-    fails(budgeted('9.8')(lambda s, o: NeverCompared()), 'must be numeric')
-    assert time.perf_counter() - start < 3
+def test_9_8_rejects_a_naive_carry_and_never_shows_the_carry():
+    result = fails('9.8', lambda s, o: int(s >= 10), 'written digit', 'which is not right')
+    assert 'expected' not in result.message
+    fails('9.8', lambda s, o: NeverArray(), 'took longer than', call_seconds=SHORT)
+    fails('9.8', lambda s, o: NeverCompared(), 'must be an array of numbers')
 
 
-def _flag_weights():
-    return answer('9.9')
-
-
-def test_9_9_wants_weights_within_the_budget():
-    def if_flags(pa, pe):                     # right on every input, but no ReLU budget
-        return (1.0 if pa > 0.75 else 0.0, 1.0 if (pa > 0.75 and pe > 0.4) else 0.0)
-
-    fails(ch09.check_9_9(if_flags), 'expected the weights (M1, b1, M2, b2) of a ReLU MLP',
-          'not a function')
-    M1, b1, M2, b2 = _flag_weights()
-    four = (np.concatenate([M1, np.zeros((2, 2))], 1), np.concatenate([b1, [0, 0]]),
-            np.concatenate([M2, np.zeros((2, 2))]), b2)
-    fails(ch09.check_9_9(four), 'over the budget: 4 ReLUs; at most 3 allowed')
-
-
-def test_9_9_rejects_eos_from_pre_eos_alone():
+def test_9_9_wants_two_relus_with_a_bias():
+    M1, b1, M2, b2 = answer('9.9')
+    fails('9.9', lambda pa, pe: (float(pa > 0.75), float(pa > 0.75 and pe > 0.4)), 'not a function')
+    units = C.hidden_units()[80:]         # the chapter's bias-free flags: three units
+    package = (np.array([[u[0].get(k, 0.0) for u in units] for k in ('PRE_ARROW', 'PRE_EOS')]),
+               np.array([u[1] for u in units]),
+               np.array([[u[2].get((k, 0), 0.0) for k in ('ARROW', 'EOS')] for u in units]),
+               np.zeros(2))
+    fails('9.9', package, 'over the budget: 3 ReLUs; at most 2 allowed')
     eos_alone = (np.eye(2), np.array([-0.5, -1 / 3]), np.array([[2.0, 0.0], [0.0, 6.0]]),
                  np.zeros(2))
-    fails(ch09.check_9_9(eos_alone), 'operands [57, 48, 96]', "the next token is 'digit'",
-          "pick '$'")
+    fails('9.9', eos_alone, "operands [57, 48, 96]", "the next token is '5'", "pick '$'")
+    # ARROW fires at (PRE_ARROW, PRE_EOS) = (0.5, 1/3), a digit of one 8-digit operand
+    fails('9.9', (np.array([[1.0, 0.0], [-2.0, 1.0]]), np.array([0.3, -1 / 3]),
+                  np.array([[10.0, 0.0], [0.0, 6.0]]), np.array([0.0, -1.0])))
 
 
-def test_9_10_wants_weights_within_the_budget():
-    fails(ch09.check_9_10(lambda s, c, n: np.eye(10)[int(round(s + (c - n >= 9))) % 10]),
-          'expected the weights (M1, b1, M2, b2)')
+def test_9_10_wants_weights_within_the_budget_and_the_tolerance():
     M1, b1, M2, b2 = answer('9.10')
-    more = (np.concatenate([M1, np.zeros((3, 1))], 1), np.concatenate([b1, [0.0]]),
-            np.concatenate([M2, np.zeros((1, 10))]), b2)
-    fails(ch09.check_9_10(more), 'over the budget: 81 ReLUs; at most 80 allowed')
-
-
-def test_9_10_rejects_dropping_num_and_narrow_plateaus():
-    M1, b1, M2, b2 = answer('9.10')
-    no_num = (M1 * [[1.0], [1.0], [0.0]], b1, M2, b2)
-    fails(ch09.check_9_10(no_num), 'PRE_SUM -0.09, PRE_CARRY 4, NUM 4 (carry in 0)',
-          'expected exactly one-hot at 0')
-    narrow = (M1, b1 - 0.11, M2, b2)          # plateaus moved off the 0.09 error band
-    fails(ch09.check_9_10(narrow), 'expected exactly one-hot')
-    fails(ch09.check_9_10((M1, b1, M2 * np.nan, b2)), 'NaN')
+    fails('9.10', lambda s, c, n: np.eye(10)[0], 'expected the weights (M1, b1, M2, b2)')
+    fails('9.10', (np.concatenate([M1, np.zeros((3, 1))], 1), np.concatenate([b1, [0.0]]),
+                   np.concatenate([M2, np.zeros((1, 10))]), b2),
+          'over the budget: 81 ReLUs; at most 80 allowed')
+    fails('9.10', (M1 * [[1.0], [1.0], [0.0]], b1, M2, b2), 'one-hot')          # NUM dropped
+    fails('9.10', (M1, b1 - 0.11, M2, b2), 'one-hot')                           # plateaus moved
+    fails('9.10', (M1, b1, M2 * np.nan, b2), 'NaN')
+    package = (M1, b1 - 0.30 + C.OFFSET_G, M2, b2)       # the chapter's offset 0.21
+    result = fails('9.10', package, 'PRE_SUM -0.1', 'which is not right')
+    assert 'expected' not in result.message
 
 
 # ----------------------------------------------------------------------------- 9.11 - 9.14
 
-def test_9_11_a_python_adder_or_a_model_object_is_not_a_program():
-    fails(ch09.check_9_11(lambda n, m: _PythonAdder()),
-          'build(8, 8): expected a params dict', 'got _PythonAdder')
-    fails(ch09.check_9_11(C.build_multi_operand_adder), 'got MultiOperandAdder')
+def test_9_11_objects_and_the_packages_builder_are_not_programs():
+    fails('9.11', lambda n, m: _PythonAdder(), 'must be a params dict', '_PythonAdder')
+    fails('9.11', C.build_adder_params, 'switched off')
+    fails('9.11', lambda n, m: C.build_multi_operand_adder(n, m).params, 'switched off')
 
 
 @pytest.mark.parametrize('change, message', [
-    (lambda p: _with_layer(p, _empty_layer(p)), 'over the budget: 2 layers; at most 1'),
+    (_with_layer, 'over the budget: 2 layers; at most 1'),
     (_extra_head, 'over the budget: 5 heads in a layer; at most 4'),
     (_wider, 'over the budget: 36 d_model; at most 35'),
-    (_one_more_relu, 'over the budget: 84 MLP width (d_ff) in a layer; at most 83'),
+    (_more_relus, 'over the budget: 84 MLP width (d_ff) in a layer; at most 83'),
 ])
 def test_9_11_the_budget_is_enforced_on_the_program(change, message):
-    fails(ch09.check_9_11(lambda n, m: change(C.build_adder_params(n, m))), 'build(8, 8)',
-          message)
+    build = answer('9.11')
+    fails('9.11', lambda n, m: change(build(n, m)), 'build(8, 8)', message)
 
 
-def test_9_11_list_weights_count_too():
-    def listed(n, m):
-        params = _extra_head(C.build_adder_params(n, m))
-        params['layers'][0] = {k: (v.tolist() if isinstance(v, np.ndarray) else v)
-                               for k, v in params['layers'][0].items()}
-        return params
-
-    fails(ch09.check_9_11(listed), 'over the budget: 5 heads in a layer')
-
-
-def test_9_11_rejects_wrong_adders():
-    fails(ch09.check_9_11(lambda n, m: C.build_adder_params(8, 8)),     # one size for all
-          'build(3, 12) is over the budget: 35 d_model; at most 33')
-    fails(ch09.check_9_11(lambda n, m: C.build_adder_params(n, m, lam=0.5)),
-          'operands [99999999, 99999999', 'the first wrong token is number')
-    fails(ch09.check_9_11(lambda n, m: C.build_adder_params(n, m, literal=True)),  # ell = 2
-          "operands [9]: build(1, 1) predicts 0090 (teacher-forced), expected 0>9$; the first "
-          "wrong token is number 2 of the response ('0' instead of '>')")
-    fails(ch09.check_9_11(lambda n, m: C.build_adder_params(n, m, norm=True)),   # PreLN weights
-          'over the budget')
+def test_9_11_rejects_wrong_adders_and_tables_of_the_visible_sizes():
+    build, port = answer('9.11'), answer('9.19')
+    fails('9.11', lambda n, m: build(8, 8), 'over the budget: 35 d_model; at most 33')
+    fails('9.11', lambda n, m: build(n, m, lam=0.5), 'the first wrong token is number')
+    fails('9.11', port, 'over the budget')
+    table = {nm: C.build_adder_params(*nm) for nm in ((8, 8), (3, 12), (1, 1))}   # beforehand
+    fails('9.11', lambda n, m: table.get((n, m)), 'got None')
+    fails('9.11', lambda n, m: ShowsAnother(_with_layer(build(n, m)), build(n, m)),
+          'over the budget: 2 layers')
 
 
-def test_9_12_explains_the_papers_formula_without_the_answer():
+def test_9_12_explains_the_papers_width_and_shows_only_the_books_sizes():
+    size = answer('9.12')
+
     def paper(n, m):
         ell = n + len(str(m))
         P1, P2 = max(1, math.ceil(math.log2(ell))), max(1, math.ceil(math.log2(m + 1)))
         return ell, P1, P2, 19 + 2 * P1 + 2 * P2
-
-    result = fails(ch09.check_9_12(paper), "paper's P1", 'wraps')
-    assert 'ell + 2' not in result.message
-
-
-def test_9_12_catches_formulas_right_on_the_old_sizes():
-    size = answer('9.12')
 
     def p2_of_m(n, m):
         ell, P1, _, _ = size(n, m)
         P2 = max(1, math.ceil(math.log2(m)))
         return ell, P1, P2, 19 + 2 * P1 + 2 * P2
 
-    old = {nm: size(*nm) for nm in ((2, 3), (10, 10), (13, 13), (30, 30), (100, 100), (1, 1),
-                                    (6, 7), (5, 99))}
-    fails(ch09.check_9_12(p2_of_m), 'm = 2: expected (ell, P1, P2, d)')
-    fails(ch09.check_9_12(lambda n, m: old.get((n, m), (0, 0, 0, 0))), 'expected (ell, P1')
+    result = fails('9.12', paper, "paper's ceil(log2 ell)", 'wraps')
+    assert 'ell + 2' not in result.message
+    want = lambda n, m: tuple(C.sizes(n, m)[k] for k in ('ell', 'P1', 'P2', 'd_model'))  # noqa
+    fails('9.12', lambda n, m: size(n, m)[:3] + (0,), 'n = 2, m = 3: (ell, P1, P2, d): '
+                                                      'expected (3, 3, 2, 29), got (3, 3, 2, 0)')
+    hidden('9.12', p2_of_m, want)
+    known = {nm: size(*nm) for nm in ((2, 3), (10, 10), (13, 13), (30, 30), (100, 100), (1, 1))}
+    hidden('9.12', lambda n, m: known.get((n, m), (0, 0, 0, 0)), want)
 
 
 @pytest.mark.parametrize('ops, ell', [([5], 2), ([1, 2, 3], 2), ([999, 999, 999], 4)])
 def test_9_13_rejects_widths_where_the_papers_own_condition_fails(ops, ell):
-    fails(ch09.check_9_13(ops), f'the padding is ell = {ell}', 'a rounding slip, not the bug')
+    fails('9.13', ops, f'ell = {ell}', 'a rounding slip, not the bug')
 
 
-def test_9_13_rejects_inputs_that_work_and_big_ones():
-    fails(ch09.check_9_13([1234, 5678]), 'operands [1234, 5678]', 'adds them correctly')
-    fails(ch09.check_9_13([123456]), 'adds them correctly')      # padded to 6, not 7
-    fails(ch09.check_9_13([1] * 30), 'at most 20 operands')
-
-
-def test_9_13_accepts_the_wrap_wherever_it_happens():
-    assert ch09.check_9_13([123456, 654321]).passed          # ell = 7
-    assert ch09.check_9_13([999999] * 9).passed
+def test_9_13_rejects_inputs_that_work_and_big_ones_and_accepts_the_wrap():
+    fails('9.13', [1234, 5678], 'operands [1234, 5678]', 'adds them correctly')
+    fails('9.13', [1] * 30, 'at most 20 operands')
+    passes('9.13', [123456, 654321])                  # ell = 7
+    passes('9.13', [999999] * 9)
 
 
 def test_9_14_rejects_lambda_not_smallest_or_not_exact():
-    fails(ch09.check_9_14(([57, 48, 96], 4.0)), 'lam = 3.75 is exact too')
-    fails(ch09.check_9_14(([57, 48, 96], 1.0)), 'lam = 1.0 is not exact yet')
-    fails(ch09.check_9_14(([57, 48, 96], 1.1)), 'grid')
-    fails(ch09.check_9_14(([57, 48, 96], True)), 'lam must be a number')
-    assert ch09.check_9_14(([57, 48, 96], np.int64(2) + 0.25)).passed
+    fails('9.14', ([57, 48, 96], 4.0), 'lam = 3.75 is exact too')
+    fails('9.14', ([57, 48, 96], 1.0), 'lam = 1.0 is not exact yet')
+    fails('9.14', ([57, 48, 96], 1.1), 'grid')
+    fails('9.14', ([57, 48, 96], True), 'grid')
+    passes('9.14', ([57, 48, 96], np.int64(2) + 0.25))
 
 
 # ----------------------------------------------------------------------------- 9.15 - 9.19
 
 def test_9_15_demands_exactly_one_hot_in_every_base():
     shape = answer('9.15')
-    fails(ch09.check_9_15(lambda b: (0.5, 0.5, 1 / b + 0.11)), 'base 2', 'not exactly one-hot')
-    fails(ch09.check_9_15(lambda b: (0.8, 0.5, 0.3)), 'w + r <= 1')
+    fails('9.15', lambda b: (0.5, 0.5, 1 / b + 0.11), 'base 2', 'exactly one-hot')
+    fails('9.15', lambda b: (0.8, 0.5, 0.3), 'w + r <= 1')
     old = {b: shape(b) for b in (2, 3, 7, 10, 16)}
-    fails(ch09.check_9_15(lambda b: old[b]), 'raised KeyError: 4 on base 4')
-    fails(ch09.check_9_15(lambda b: shape(b) if b in (2, 3) else (0.5, 0.5, 0.21)),
-          'base 4, pair sum 0, carry in 0', 'not exactly one-hot')
+    fails('9.15', lambda b: old[b], 'raised KeyError: 4 on base 4')
+    fails('9.15', lambda b: shape(b) if b in (2, 3) else (0.5, 0.5, 0.21), 'base 4')
+    fixed = {b: shape(b) for b in list(range(2, 17)) + [20, 36, 60]}    # the fixed bases only
+    fails('9.15', lambda b: fixed.get(b, (0.5, 0.5, 0.01)), 'exactly one-hot')
 
 
-def test_9_16_rejects_no_eos_a_short_table_a_second_layer_and_the_adder():
+def test_9_16_rejects_no_eos_short_tables_more_layers_and_partial_programs():
     params = answer('9.16')
     no_eos = {**params, 'out_emb': params['out_emb'].copy()}
     no_eos['out_emb'][C.PARITY_VOCAB.index('$')] = 0
-    fails(ch09.check_9_16(no_eos), 'bits 0:', 'expected 0$')
-    fails(ch09.check_9_16({**params, 'pos_emb': params['pos_emb'][:21]}), 'at least 102 rows')
-    fails(ch09.check_9_16(_with_layer(params, _empty_layer(params))),
-          'over the budget: 2 layers; at most 1')
-    fails(ch09.check_9_16(C.build_multi_operand_adder(2, 2, norm=True).params), '4 tokens')
+    fails('9.16', no_eos, 'bits 0101', 'expected 0110$')
+    fails('9.16', {**params, 'pos_emb': params['pos_emb'][:21]}, 'at least 102 rows')
+    fails('9.16', _with_layer(params), 'over the budget: 2 layers; at most 1')
+    fails('9.16', C.build_multi_operand_adder(2, 2, norm=True).params, 'expected 4 tokens')
+    fails('9.16', ShowsAnother(_with_layer(params), params), 'over the budget: 2 layers')
+    short = {**params, 'pos_emb': params['pos_emb'].copy()}
+    short['pos_emb'][60:] = short['pos_emb'][59]            # right up to 58 bits only
+    fails('9.16', short, 'which is not right')
 
 
 def test_9_16_reference_decodes_100_bits(rng):
@@ -457,53 +414,110 @@ def test_9_16_reference_decodes_100_bits(rng):
             ''.join(tokens[n + 1:]) + '$'
 
 
-def test_9_17_rejects_a_single_key():
+def test_9_17_rejects_a_single_key_and_a_rewrite_of_the_checkers_data():
     needed = answer('9.17')
-    fails(ch09.check_9_17(lambda ops, j: needed(ops, j)[:1]), 'operands [57, 48, 96]', 'digit 0')
+    fails('9.17', lambda ops, j: needed(ops, j)[:1], 'digit 0', 'which is not right')
+
+    def empties_the_expected(operands, j):
+        import sys
+        frame = sys._getframe(1)
+        while frame is not None:
+            for value in frame.f_locals.values():
+                if isinstance(value, list):
+                    value.clear()
+            frame = frame.f_back
+        return []
+
+    fails('9.17', empties_the_expected)
 
 
-def test_9_18_refuses_counting_the_packages_own_build():
-    def by_building(n, m):
-        params = taotp.coupling.build_multi_operand_adder(n, m).params
-        return (taotp.count_params(params)['n_params'], taotp.count_non0_params(params)['n_params'])
-    fails(ch09.check_9_18(by_building), 'calling taotp.coupling.build_adder_params')
-
-
-def test_9_18_rejects_a_tied_readout_count_and_an_old_lookup():
+def test_9_18_refuses_the_package_and_tables_made_beforehand():
     counts = answer('9.18')
+
+    def by_building(n, m):
+        params = C.build_adder_params(n, m)
+        return taotp.count_params(params)['n_params'], taotp.count_non0_params(params)['n_params']
 
     def tied(n, m):
         total, nz = counts(n, m)
-        return total - 14 * C.sizes(n, m)['d_model'], nz
+        return total - 14 * (19 + 2 * math.ceil(math.log2(n + len(str(m)) + 2))
+                             + 2 * max(1, math.ceil(math.log2(m + 1)))), nz
 
-    fails(ch09.check_9_18(tied), 'n = 2, m = 3', 'expected (total, non-zero) = (7739, 555)')
-    old = {nm: counts(*nm) for nm in ((2, 3), (10, 10), (30, 30), (4, 1))}
-    fails(ch09.check_9_18(lambda n, m: old.get((n, m), (0, 0))), 'n = 1, m = 1')
-
-
-def test_9_19_rejects_the_norm_free_weights_bad_programs_and_budget_dodges():
-    free = C.build_multi_operand_adder(4, 4).params
-    fails(ch09.check_9_19(free), 'operands', 'your program predicts')
-    port = answer('9.19')
-    fails(ch09.check_9_19({**port, 'pos_emb': port['pos_emb'][0]}), 'two tables')
-    wrong = {**port, 'out_emb': port['out_emb'].copy()}
-    wrong['out_emb'][C.TOKEN_ID['>']] *= 0
-    fails(ch09.check_9_19(wrong), 'operands', 'the first wrong token is number')
-    fails(ch09.check_9_19(_with_layer(port, _empty_layer(port))),
-          'over the budget: 2 layers; at most 1')
-    fails(ch09.check_9_19(_extra_head(port)), 'over the budget: 5 heads in a layer; at most 4')
+    fails('9.18', by_building, 'switched off')
+    fails('9.18', lambda n, m: C.adder_census(n, m), 'switched off')
+    fails('9.18', tied, 'n = 2, m = 3', 'expected (7739, 555)')
+    table = {(n, m): C.adder_census(n, m) for n in range(1, 40) for m in range(1, 40)}
+    hidden('9.18', lambda n, m: table.get((n, m), (0, 0)), C.adder_census)
 
 
-def test_adder_problems_reach_the_maxima():
-    problems = ch09._adder_problems(8, 8, 0, 3)
-    assert [99999999] * 8 in problems and [0] in problems
-    assert all(len(ops) <= 8 and max(ops) < 10 ** 8 for ops in problems)
+def test_9_19_rejects_the_norm_free_weights_bad_programs_and_the_packages_port():
+    port, build = answer('9.19'), answer('9.11')
+
+    def broken_readout(n, m):
+        params = port(n, m)
+        params['out_emb'][C.TOKEN_ID['>']] *= 0
+        return params
+
+    fails('9.19', build, 'operands', 'the first wrong token is number')
+    fails('9.19', lambda n, m: {**port(n, m), 'pos_emb': port(n, m)['pos_emb'][0]}, 'two tables')
+    fails('9.19', broken_readout, 'the first wrong token is number')
+    fails('9.19', lambda n, m: _with_layer(port(n, m)), 'over the budget: 2 layers; at most 1')
+    fails('9.19', lambda n, m: _extra_head(port(n, m)), 'over the budget: 5 heads')
+    fails('9.19', lambda n, m: ShowsAnother(_with_layer(port(n, m)), port(n, m)),
+          'over the budget: 2 layers')
+    fails('9.19', lambda n, m: C.build_multi_operand_adder(n, m, norm=True).params,
+          'switched off')
+    ready = {(4, 4): C.build_adder_params(4, 4, norm=True)}          # made beforehand
+    fails('9.19', lambda n, m: ready.get((n, m)), 'got None')
 
 
-CHECKED_HERE = [f'9.{i}' for i in range(1, 20)]
+# ----------------------------------------------------------------------------- the red team
 
-@pytest.mark.parametrize('puzzle', CHECKED_HERE)
-def test_no_checker_takes_options_that_change_the_puzzle(puzzle):
-    body = registry()[puzzle].checker.__wrapped__
-    assert len(inspect.signature(body).parameters) == 1
-    assert registry()[puzzle].checker.budget == 30
+PACKAGE_ONE_LINERS = {      # "write this function" answered by the package's own function
+    '9.1': lambda bits, s: C.parity_sequence(bits, offset=s),
+    '9.2': lambda operands: C.scratchpad_text(operands),
+    '9.3': lambda operands, s1, s2: C.addition_sequence(operands, offsets=(s1, s2))[1:],
+    '9.4': lambda a, b: C.multiplication_sequence(a, b),
+    '9.5': lambda operands, index: C.keys_for(C.scratchpad_text(operands), index),
+    '9.6': lambda D, k: C.cube_code(D, k),
+    '9.7': lambda P1, P2, lam: (C.build_adder_params(2 ** P1 - 4, 2 ** P2 - 1, lam)
+                                ['layers'][0]['Q'][0], None),
+    '9.8': lambda pair_sum, written: C.carry_out(pair_sum, written),
+    '9.12': lambda n, m: [C.sizes(n, m)[k] for k in ('ell', 'P1', 'P2', 'd_model')],
+}
+
+
+@pytest.mark.parametrize('pid', sorted(PACKAGE_ONE_LINERS))
+def test_package_one_liner_is_switched_off(pid):
+    fails(pid, PACKAGE_ONE_LINERS[pid], 'switched off')
+
+
+def test_a_copy_of_the_packages_code_is_refused():
+    copied = types.FunctionType(C.scratchpad_text.__code__, {'pad_length': answer('9.2')},
+                                'scratchpad_text', C.scratchpad_text.__defaults__)
+    fails('9.2', copied, 'holds a copy of the code of taotp.coupling.scratchpad_text')
+
+
+def test_a_patch_made_in_the_kernel_does_not_reach_the_check(monkeypatch):
+    keys = answer('9.5')
+    monkeypatch.setattr(C, 'keys_for', lambda tokens, index, offsets=(1, 1):
+                        keys([57, 48, 96], index))
+    fails('9.5', lambda ops, index: C.keys_for(C.scratchpad_text(ops), index), 'switched off')
+
+
+def test_the_checker_module_holds_no_answer():
+    source = inspect.getsource(ch09)
+    for literal in ('7739', '2.25', '(3, 3, 2, 29)', '(32, 6, 5, 41)', "'0110'"):
+        assert literal not in source, literal
+
+
+def test_expected_values_from_earlier_verdicts_do_not_pass():
+    """Class 1: answer from a table of everything earlier NOT YET lines showed."""
+    seen = {}
+    for _ in range(7):
+        result = verdict('9.12', lambda n, m: seen.get((n, m), (0, 0, 0, 0)))
+        assert not result.passed
+        if 'expected' in result.message:
+            n, m = result.counterexample
+            seen[(n, m)] = tuple(C.sizes(n, m)[k] for k in ('ell', 'P1', 'P2', 'd_model'))
+    fails('9.12', lambda n, m: seen.get((n, m), (0, 0, 0, 0)))

@@ -1,34 +1,55 @@
 """Chapter 10 checkers: what each one calls solved, and the answers that must not pass.
 
-| id | what is checked (solved means) | cheats tried (each a test below) |
-|---|---|---|
-| 10.1 | `lag_posterior(P, lags, x)` equals the Bayesian posterior to 1e-9 after every prefix of 27 seeded sequences: 9 lag sets (one lag, kmin > 1, T = kmax + 1), T up to 1000, S from 2 to 6 | sums starting at each lag's own k; unnormalised; products instead of logs (underflow at T = 1000); one term short |
-| 10.2 | `layer1_matrix(P, lags, T, lam)`: layer 1 stores ptil[i, k] in slot i - k for every i > kmax (1e-8) on 24 sequences over 6 lag sets | log P not transposed; the band shifted by one; P instead of log P; a soft lam |
-| 10.3 | at most 4 sign masks (the budget): at every query 8..40 each token after the warm-up is averaged by exactly one head, uniformly, with no slot shared in a head | one head for all; period 3; a residue left out; five masks; non-sign values |
-| 10.4 | `layer3_blocks(lags, T, lam, beta)`: layer-3 scores at the candidates equal lam + beta sum_h mean ptil and the outputs equal the reference, on 15 sequences over 5 lag sets | the identity block; the wrong shift; the unshifted band |
-| 10.5 | a period and residue classes for {3, 5, 7} with at most 3 heads (the budget) that split every residue and pass the rule, the network equal to the analytic predictor, and the reason {1, 3, 4} fails with period 3 | a colliding period; 5 heads; residues left out; one class; the wrong reason; "b" in lower case (a right answer refused before) |
-| 10.6 | `single_head_blocks(lags, T, beta)` for one head (the budget): candidate scores to 1e-9 and outputs equal the reference, on 21 sequences over 7 lag pairs (D = 1 to 5) | the paper's (a - b - 1) rule; the paper's 0 instead of -lam |
-| 10.7 | `how_hard(P, T)`: the smallest integer lam of the definition on 12 (P, T) pairs, T from 2 to 100000, the same T with different P | a lookup keyed by T (passed before); no factor 2; no pmax/pmin; 4.5; a value whose `__array__` (budget) or `__ne__` (refused unread) never returns |
-| 10.8 | `one_head_budget(T, lags, beta_c)`: the count and Prop. 1's beta on 20 cases: T at every residue modulo K, K from 1 to 6, kmin > 1 | a lookup keyed by T (passed before); every token counted; the paper's fraction; beta_c unscaled |
+Every answer goes through the real protocol (``checking.verdict``: pickled, run in a
+worker, judged in the judge).  Each function puzzle tries one visible case first (the
+chapter's worked example, or the case its exercise cell names), then cases drawn afresh
+on every check; a message names a drawn case as ``ch10.<name>_cases(seed)[c]`` and shows
+what the answer gave, never what was due.
 
-No checker takes keyword options any more: lam, beta, T and lags were
-options that changed the puzzle (a test below keeps it that way).  The
-contract every checker keeps (the reference solution passes, shared garbage
-and ``EXTRA_GARBAGE`` below are reported, endless loops are stopped) is tested
-once for all chapters in tests/test_checker_contract.py; the references are
-read from solutions/10_selective_induction.py.
+| id | what is checked (solved means) | wrong answers tried (each a test below) |
+|---|---|---|
+| 10.1 | `lag_posterior(P, lags, x)` equals the Bayesian posterior to 1e-9 after every prefix of the worked example and 12 fresh sequences (one lag, kmin > 1, T = kmax + 1, T = 1000, S 2-6); the package's posterior, likelihoods and log-probabilities switched off | sums starting at each lag's own k; unnormalised; products instead of logs (underflow at T = 1000); one term short |
+| 10.2 | `layer1_matrix(P, lags, T, lam)`: layer 1 stores ptil[i, k] in slot i - k for every i > kmax (1e-8) on 16 sequences over the example and 5 fresh lag sets; the package's construction switched off | log P not transposed; the band shifted by one; P instead of log P; a soft lam; NaN outputs |
+| 10.3 | `layer2_masks(lags, T)`: at most K sign masks (the budget) for lags {1,2,3,4} at T = 40 and 4 fresh contiguous sets: at every query from 2 kmax each token after the warm-up is averaged by exactly one head, uniformly, with no slot shared in a head; construction and `plan_heads` switched off | one head for all; period 3; a residue left out; K + 1 masks; non-sign values |
+| 10.4 | `layer3_blocks(lags, T, lam, beta)`: layer-3 scores at the candidates equal lam + beta sum_h mean ptil, outputs equal the reference, on 9 sequences (example and 4 fresh contiguous sets) | the identity block; the wrong shift; the unshifted band |
+| 10.5 | a period and residue classes for {3, 5, 7} with at most 3 heads (the budget) that split every residue and pass the rule, the network equal to the analytic predictor, and the reason {1, 3, 4} fails with period 3 (a salted digest) | a colliding period; 5 heads; residues left out; one class; the wrong reason; "b" in lower case (accepted) |
+| 10.6 | `single_head_blocks(lags, T, beta)` for one head (the budget): candidate scores to 1e-9 and outputs equal the reference, on 11 sequences ({2, 5} and 5 fresh pairs, D = 1 to 5, one where the paper's rule fails) | the paper's (a - b - 1) rule; the paper's 0 instead of -lam; the package's block |
+| 10.7 | `how_hard(P, T)`: the smallest integer lam of the definition on S = 5, T = 128 and 7 fresh (P, T) pairs, T from 2 to 100000, a T repeated with another P | no factor 2; no pmax/pmin; 4.5; values that never convert (stopped) or never compare (read as numbers) |
+| 10.8 | `one_head_budget(T, lags, beta_c)`: the count (the package's design) and Prop. 1's beta (checked by running Proposition 1 against the K-head network at balanced queries) on the chapter's example and 8 fresh cases, T at every residue modulo K | every token counted; the paper's fraction; beta_c unscaled; a NaN beta |
+
+Red team (attacks written from the checker source alone; each must fail):
+
+| class | attack | puzzles | why it fails now |
+|---|---|---|---|
+| 1 oracle | answer from a table of the cases and values earlier messages showed | 10.7, 10.8 | drawn cases are new on every check (`fresh_rng`); messages show the input and the answer's value only (`never_names`) |
+| 1 oracle | right on the visible case only | 10.1, 10.7 | the visible case is one of 8 to 13 |
+| 2 source | read the choice letter or a formula off `ch10.py` | 10.5, 10.8 | the letter is a salted digest; beta is checked by running Proposition 1, no formula in the source |
+| 3 before | the package's own answer (`lag_posterior`, `pair_evidence_block`, the construction, `plan_heads`, `safety_margins`) | 10.1, 10.2, 10.3, 10.6, 10.7 | `Puzzle(refuse=...)`: switched off in the worker |
+| 3 before | a copy of a package function's code | 10.6 | `copies.refused_copy` finds its bytecode |
+| 3 before | shrink the checker's case list, patch the package or the checker where the answer runs | 10.1, 10.4 | the check's cases and references live in the judge; the worker's patches stay there |
+| 3 before | patch the package in the kernel before the check | 10.1 | the judge and the worker import the package clean |
+| 6 probes | right only on the visible size or lag set (masks for {1,2,3,4}, a band for {1,2,3}, the paper's rule where kmin = 1 mod D) | 10.2, 10.3, 10.6 | fresh lag sets and sizes every check; 10.6 always draws a pair where the paper's rule fails |
+| 6 probes | a count right at one residue of T modulo K | 10.8 | 4 consecutive T for one lag set |
+
+Classes 4 (training) and 5 (the KV cache) have no puzzle in this chapter.  References,
+shared garbage and endless loops are tested for every checker in
+``tests/test_checker_contract.py``.
 """
 import inspect
-import time
+import re
+import types
 
 import numpy as np
 import pytest
+from checking import SHORT, NeverArray, fails, never_names, passes, verdict
 
+import taotp
 from solutions import answer
 from taotp import selective as sel
-from taotp.exercises import ch10, check, registry
+from taotp.exercises import ch10
 from taotp.exercises.ch10 import PUZZLES
-from taotp.exercises.registry import checker
+
+REF = {p.id: answer(p.id) for p in PUZZLES}
 
 
 def grid(T):
@@ -37,11 +58,12 @@ def grid(T):
 
 
 EXTRA_GARBAGE = {
-    '10.1': {'a function returning a NaN matrix': lambda *a, **k: np.full((3, 3), np.nan),
-             'a function returning a ragged list': lambda *a, **k: [[1, 2], [3]]},
-    '10.2': {'a function returning a NaN matrix': lambda *a, **k: np.full((15, 15), np.nan)},
-    '10.3': {'a list with a NaN mask': [np.full((40, 40), np.nan)],
-             'a list with a tiny mask': [[1, -1]], 'five masks': [np.ones((40, 40))] * 5},
+    '10.1': {'a function returning a ragged list': lambda *a, **k: [[1, 2], [3]]},
+    '10.2': {'a function returning a NaN matrix': lambda *a, **k: np.full((13, 13), np.nan)},
+    '10.3': {'a function returning a NaN mask': lambda *a: [np.full((40, 40), np.nan)],
+             'a function returning a tiny mask': lambda *a: [[1, -1]],
+             'a function returning five masks': lambda *a: [np.ones((40, 40))] * 5,
+             'a function returning one number': lambda *a: 7},
     '10.4': {'a function returning a triple': lambda *a, **k: (1, 2, 3),
              'a function returning ragged blocks': lambda *a, **k: ([[1, 2], [3]], None)},
     '10.5': {'a text period': {'period': 'three'},
@@ -50,6 +72,13 @@ EXTRA_GARBAGE = {
     '10.7': {'a function returning text': lambda *a, **k: 'ten'},
     '10.8': {'a function returning one number': lambda *a, **k: 42},
 }
+
+
+def seed_of(result):
+    """The seed and case index a message names (``case c of ch10.name(seed)``)."""
+    found = re.search(r'case (\d+) of ch10\.(\w+)\((\d+)\)', result.message)
+    assert found, result.message
+    return getattr(ch10, found[2])(int(found[3]))[int(found[1])]
 
 
 def test_puzzle_list():
@@ -61,7 +90,24 @@ def test_the_single_head_reference_is_the_packages_block():
     model = sel.build_selective_induction(sel.transition_matrix(3, np.random.default_rng(0)),
                                           (2, 5), 30, beta=4.0, heads=1)
     np.testing.assert_array_equal(model.layers[2][0][1][2],
-                                  answer('10.6')((2, 5), 30, 4.0)[1])
+                                  REF['10.6']((2, 5), 30, 4.0)[1])
+
+
+def test_drawn_cases_cover_what_the_docstrings_promise():
+    for seed in range(20):
+        kinds = ch10.posterior_cases(seed)
+        assert len(kinds) == 12 and len(kinds[0][1]) == 1 and min(kinds[2][1]) > 1
+        assert kinds[4][2] == max(kinds[4][1]) + 1 and len(kinds[6][3][0]) == 1000
+        assert all(lags == tuple(range(lags[0], lags[-1] + 1)) and T >= 2 * lags[-1] + 2
+                   for _, lags, T, _ in ch10.mask_cases(seed))
+        Ds = sorted(lags[1] - lags[0] for _, lags, _, _ in ch10.pair_cases(seed))
+        assert Ds == [1, 2, 3, 4, 5]
+        assert any((lags[0] - 1) % (lags[1] - lags[0]) for _, lags, _, _ in ch10.pair_cases(seed))
+        budget = ch10.budget_cases(seed)
+        assert len(budget) == 8 and len({T % len(budget[0][1]) for T, _, _ in budget[:4]}) \
+            == len(budget[0][1])
+        Ts = [T for _, T, _ in ch10.hardness_cases(seed)]
+        assert Ts[0] == 2 and Ts[5] in Ts[1:5] and Ts[6] in Ts[1:5] and Ts[4] > 5000
 
 
 # ----------------------------------------------------------------------------- wrong answers
@@ -77,7 +123,7 @@ def posterior_from_own_lag(P, lags, x):           # sums from j = k + 1 instead 
 
 
 def posterior_unnormalised(P, lags, x):
-    return 2.0 * answer('10.1')(P, lags, x)
+    return 2.0 * REF['10.1'](P, lags, x)
 
 
 def posterior_products(P, lags, x):               # no logs: underflows on long sequences
@@ -85,78 +131,6 @@ def posterior_products(P, lags, x):               # no logs: underflows on long 
     for t in range(max(lags), len(x)):
         like[t] = like[t - 1] * [P[x[t - k], x[t]] for k in lags]
     return like / like.sum(1, keepdims=True)
-
-
-def layer1_not_transposed(P, lags, T, lam):
-    A = answer('10.2')(P, lags, T, lam)
-    A[:len(P), :len(P)] = np.log(P)
-    return A
-
-
-def layer1_band_plus_one(P, lags, T, lam):
-    A = answer('10.2')(P, lags, T, lam)
-    i, j = grid(T)
-    A[len(P):, len(P):] = np.where(np.isin(i - j + 1, lags), lam, -lam)
-    return A
-
-
-def layer1_P_not_log(P, lags, T, lam):
-    A = answer('10.2')(P, lags, T, lam)
-    A[:len(P), :len(P)] = P.T
-    return A
-
-
-def layer1_soft(P, lags, T, lam):
-    return answer('10.2')(P, lags, T, 1.0)
-
-
-def masks_one_head():
-    i, j = grid(40)
-    return [np.where((i >= j) & (j > 4), 1, -1)]
-
-
-def masks_period_3():
-    i, j = grid(40)
-    return [np.where((i >= j) & (j > 4) & ((i - j) % 3 == h), 1, -1) for h in range(3)]
-
-
-def masks_skip_a_residue():
-    return answer('10.3')[:3]
-
-
-def blocks_identity(lags, T, lam, beta):          # the paper's "plain inner product"
-    band, _ = answer('10.4')(lags, T, lam, beta)
-    return band, beta * np.eye(T)
-
-
-def blocks_wrong_shift(lags, T, lam, beta):
-    band, _ = answer('10.4')(lags, T, lam, beta)
-    i, j = grid(T)
-    return band, beta * ((i - j) % len(lags) == 0)
-
-
-def blocks_unshifted_band(lags, T, lam, beta):
-    _, B = answer('10.4')(lags, T, lam, beta)
-    i, j = grid(T)
-    return np.where(np.isin(i - j, lags), lam, -lam), B
-
-
-def paper_pair_rule(lags, T, beta):               # App. H's (a - b - 1)
-    mask, _ = answer('10.6')(lags, T, beta)
-    return mask, sel.pair_evidence_block(lags, T, beta, shift=1)
-
-
-def paper_zero_mask(lags, T, beta):               # App. H's 0 instead of -lam
-    mask, B = answer('10.6')(lags, T, beta)
-    return np.where(mask > 0, 1, 0), B
-
-
-def hard_no_factor_two(P, T):
-    return int(np.floor(np.log(T * P.max() / P.min() * 1e6))) + 1
-
-
-def hard_no_ratio(P, T):
-    return int(np.floor(np.log(T * 1e6) / 2)) + 1
 
 
 def posterior_one_term_short(P, lags, x):         # sums from kmax + 1 (0-based) on
@@ -168,20 +142,91 @@ def posterior_one_term_short(P, lags, x):         # sums from kmax + 1 (0-based)
     return w / w.sum(1, keepdims=True)
 
 
-def _hardness_by_T():
-    """A lookup of the answers of the old five cases, keyed by T alone."""
-    reference = answer('10.7')
-    table = {T: reference(ch10._P(S, 80 + c), T)
-             for c, (S, T) in enumerate([(3, 10), (5, 128), (4, 40), (6, 256), (2, 1000)])}
-    return lambda P, T: table.get(T, 10)
+def layer1_not_transposed(P, lags, T, lam):
+    A = REF['10.2'](P, lags, T, lam)
+    A[:len(P), :len(P)] = np.log(P)
+    return A
 
 
-def _budget_by_T():
-    reference = answer('10.8')
-    table = {T: reference(T, lags, beta_c) for T, lags, beta_c in
-             [(128, (1, 2, 3), 100.0), (64, (1, 2, 3, 4, 5), 10.0), (40, (2, 3), 7.0),
-              (129, (1, 2, 3), 1.0), (31, (4, 5, 6, 7), 2.5)]}
-    return lambda T, lags, beta_c: table.get(T, (1, 1.0))
+def layer1_band_plus_one(P, lags, T, lam):
+    A = REF['10.2'](P, lags, T, lam)
+    i, j = grid(T)
+    A[len(P):, len(P):] = np.where(np.isin(i - j + 1, lags), lam, -lam)
+    return A
+
+
+def layer1_P_not_log(P, lags, T, lam):
+    A = REF['10.2'](P, lags, T, lam)
+    A[:len(P), :len(P)] = P.T
+    return A
+
+
+def layer1_soft(P, lags, T, lam):
+    return REF['10.2'](P, lags, T, 1.0)
+
+
+def layer1_overflow(P, lags, T, lam):             # every stored slot NaN after the softmax
+    return np.full((len(P) + T, len(P) + T), 1e308)
+
+
+def masks_one_head(lags, T):
+    i, j = grid(T)
+    return [np.where((i >= j) & (j > max(lags)), 1, -1)]
+
+
+def masks_period_3(lags, T):
+    i, j = grid(T)
+    return [np.where((i >= j) & (j > max(lags)) & ((i - j) % 3 == h), 1, -1) for h in range(3)]
+
+
+def masks_skip_a_residue(lags, T):
+    return REF['10.3'](lags, T)[:-1] if len(lags) > 1 else []
+
+
+def masks_one_too_many(lags, T):
+    return REF['10.3'](lags, T) + [-np.ones((T, T))]
+
+
+def blocks_identity(lags, T, lam, beta):          # the paper's "plain inner product"
+    band, _ = REF['10.4'](lags, T, lam, beta)
+    return band, beta * np.eye(T)
+
+
+def blocks_wrong_shift(lags, T, lam, beta):
+    band, _ = REF['10.4'](lags, T, lam, beta)
+    i, j = grid(T)
+    return band, beta * ((i - j) % len(lags) == 0)
+
+
+def blocks_unshifted_band(lags, T, lam, beta):
+    _, B = REF['10.4'](lags, T, lam, beta)
+    i, j = grid(T)
+    return np.where(np.isin(i - j, lags), lam, -lam), B
+
+
+def paper_block(lags, T, beta, shift=1):
+    """App. H's block, written out (the package's ``pair_evidence_block`` is switched off)."""
+    kmin, D = lags[0], lags[1] - lags[0]
+    i, j = grid(T)
+    return np.where(j >= i, 0.0, np.where((i - j - shift) % (2 * D) < D, beta, -beta))
+
+
+def paper_pair_rule(lags, T, beta):               # App. H's (a - b - 1)
+    mask, _ = REF['10.6'](lags, T, beta)
+    return mask, paper_block(lags, T, beta)
+
+
+def paper_zero_mask(lags, T, beta):               # App. H's 0 instead of -lam
+    mask, B = REF['10.6'](lags, T, beta)
+    return np.where(mask > 0, 1, 0), B
+
+
+def hard_no_factor_two(P, T):
+    return int(np.floor(np.log(T * P.max() / P.min() * 1e6))) + 1
+
+
+def hard_no_ratio(P, T):
+    return int(np.floor(np.log(T * 1e6) / 2)) + 1
 
 
 def budget_all_tokens(T, lags, beta_c):
@@ -196,96 +241,197 @@ def budget_same_beta(T, lags, beta_c):
     return (T - max(lags) - 1) // len(lags) + 1, beta_c
 
 
+def budget_nan_beta(T, lags, beta_c):
+    return REF['10.8'](T, lags, beta_c)[0], float('nan')
+
+
 WRONG = [
-    ('10.1', posterior_from_own_lag, 'after 2 tokens: expected [0.3333, 0.3333, 0.3333]'),
-    ('10.1', posterior_unnormalised, 'lags [1, 2, 3], S = 5, after 1 tokens'),
-    ('10.1', posterior_products, 'T = 1000'),
-    ('10.1', posterior_one_term_short, 'lags [1, 2, 3], S = 5, after 4 tokens: expected'),
+    ('10.1', posterior_from_own_lag, 'the example case (lags = [1, 2, 3], S = 3, T = 10), after '
+                                     '2 tokens: your answer gave'),
+    ('10.1', posterior_unnormalised, 'after 1 tokens', 'it sums to 1'),
+    ('10.1', posterior_products, 'T = 1000', 'NaN'),
+    ('10.1', posterior_one_term_short, 'the example case', 'after 4 tokens', 'same positions'),
     ('10.2', layer1_not_transposed, 'belongs in slot i - k'),
-    ('10.2', layer1_band_plus_one, 'at position i = 4'),
-    ('10.2', layer1_P_not_log, 'lags [1, 2, 3], S = 3'),
-    ('10.2', layer1_soft, 'should be'),
-    ('10.3', masks_one_head, 'share slot'),            # 10.3 answers are lists of masks:
-    ('10.3', masks_period_3, 'share slot'),            # these functions build them
+    ('10.2', layer1_band_plus_one, 'the example case', 'at position i = 4'),
+    ('10.2', layer1_P_not_log, 'lags = [1, 2, 3], S = 3'),
+    ('10.2', layer1_soft, 'your layer stores'),
+    ('10.2', layer1_overflow, 'your layer stores'),
+    ('10.3', masks_one_head, 'share slot'),
+    ('10.3', masks_period_3, 'share slot'),
     ('10.3', masks_skip_a_residue, 'no head attends to token(s)'),
-    ('10.4', blocks_identity, 'at query 8 the scores of keys'),
+    ('10.3', masks_one_too_many, '1 to 4 masks (the budget: one head per lag); got list of 5'),
+    ('10.3', lambda lags, T: [2 * m for m in REF['10.3'](lags, T)], 'only +1 and -1'),
+    ('10.4', blocks_identity, 'the example case', 'at query 8 the candidate keys'),
     ('10.4', blocks_wrong_shift, 'at query 8'),
-    ('10.4', blocks_unshifted_band, 'should be lam +'),
+    ('10.4', blocks_unshifted_band, 'score lam +'),
     ('10.5', {'period': 2, 'classes': [[0], [1]], 'choice_134': 'B'}, 'share a slot'),
     ('10.5', {'period': 5, 'classes': [[0], [1], [2], [3], [4]], 'choice_134': 'B'},
      'at most 3 heads'),
     ('10.5', {'period': 3, 'classes': [[0], [1]], 'choice_134': 'B'}, 'split the residues'),
     ('10.5', {'period': 3, 'classes': [[0, 1, 2]], 'choice_134': 'B'}, 'share a slot'),
-    ('10.5', {'period': 3, 'classes': [[0], [1], [2]], 'choice_134': 'A'}, "got 'A'"),
-    ('10.6', paper_pair_rule, 'lags [2, 5]'),
+    ('10.5', {'period': 3, 'classes': [[0], [1], [2]], 'choice_134': 'A'}, "(got 'A')"),
+    ('10.6', paper_pair_rule, 'lags = [2, 5]', 'score lam +'),
     ('10.6', paper_zero_mask, 'only +1 and -1'),
-    ('10.7', hard_no_factor_two, 'S = 3, T = 10'),
-    ('10.7', hard_no_ratio, 'expected lam ='),
-    ('10.7', _hardness_by_T(), 'S = 2, T = 128, pmax/pmin = 3.5: expected lam = 10, got 11'),
-    ('10.7', lambda P, T: 4.5, 'S = 3, T = 10: expected an integer; got 4.5'),
-    ('10.8', budget_all_tokens, 'one head averages 42 transitions, got 125'),
+    ('10.7', hard_no_factor_two, 'the example case (S = 5, T = 128'),
+    ('10.7', hard_no_ratio, 'the smallest integer lam'),
+    ('10.7', lambda P, T: 4.5, 'lam must be an integer; got 4.5'),
+    ('10.8', budget_all_tokens, 'the example case (T = 128, lags = [1, 2, 3], beta_c = 100.0): '
+                                'the count: your answer gave 125'),
     ('10.8', budget_paper_float, 'must be an integer'),
-    ('10.8', budget_same_beta, 'Prop. 1 needs beta = 300'),
-    ('10.8', _budget_by_T(), 'T = 130, lags [1, 2, 3]: one head averages 43 transitions, got 1'),
+    ('10.8', budget_same_beta, 'beta: your answer gave 100', 'balanced query'),
+    ('10.8', budget_nan_beta, 'beta must be a finite number; got nan'),
 ]
 
 
-@pytest.mark.parametrize('puzzle, answer_, message', WRONG,
-                         ids=[f'{p}-{i}' for i, (p, _, _) in enumerate(WRONG)])
-def test_plausible_wrong_answers_fail_with_a_message(puzzle, answer_, message):
-    if puzzle == '10.3':
-        answer_ = answer_()
-    result = check(puzzle, answer_)
-    assert not result
-    assert message in result.message, result.message
-
-
-def test_paper_pair_rule_names_the_query_and_the_wrong_lag():
-    result = check('10.6', paper_pair_rule)
-    assert 'at query' in result.message and 'prefers lag' in result.message, result.message
-
-
-def test_a_wrong_count_names_the_case():
-    result = check('10.8', budget_all_tokens)
-    assert result.message.startswith('T = 128, lags [1, 2, 3]: '), result.message
+@pytest.mark.parametrize('case', WRONG, ids=[f'{w[0]}-{i}' for i, w in enumerate(WRONG)])
+def test_plausible_wrong_answers_fail_with_a_message(case):
+    puzzle, wrong, *fragments = case
+    result = fails(puzzle, wrong, *fragments)
+    assert 'expected' not in result.message
 
 
 def test_10_5_reads_the_letter_in_any_case():
     for letter in ('b', ' B ', '(b)'):
-        assert check('10.5', {'period': 3, 'classes': [[0], [1], [2]], 'choice_134': letter})
+        passes('10.5', {'period': 3, 'classes': [[0], [1], [2]], 'choice_134': letter})
 
 
-def budgeted(puzzle, seconds=0.3):
-    """The puzzle's checker body under a short total budget (the real one is 30 s)."""
-    return checker(puzzle, budget=seconds)(registry()[puzzle].checker.__wrapped__)
+def test_10_7_values_that_never_convert_are_stopped_and_odd_ints_are_read_as_numbers():
+    fails('10.7', lambda P, T: NeverArray(), 'took longer', call_seconds=SHORT)
+
+    class NeverCompared(int):
+        def __eq__(self, other):
+            while True:
+                pass
+        __ne__ = __eq__
+        __hash__ = int.__hash__
+    fails('10.7', lambda P, T: NeverCompared(10), 'the example case', 'your answer gave 10')
 
 
-def forever(*args, **kwargs):
-    while True:
-        time.sleep(0.01)
+@pytest.mark.parametrize('puzzle', ['10.2', '10.7'])
+def test_options_that_would_change_the_puzzle_are_refused(puzzle):
+    result = verdict(puzzle, answer(puzzle), lam=1.0)
+    assert not result and 'no option' in result.message and result.relaxed
 
 
-class NeverArray:
-    def __array__(self, *args, **kwargs):
-        forever()
+# ----------------------------------------------------------------------------- red team
+
+def right_on_the_example(puzzle, wrong):
+    """The reference on the visible case, ``wrong`` on every drawn one."""
+    reference = answer(puzzle)
+
+    def answer_(*args):
+        visible = {'10.1': lambda P, lags, x: len(x) == 10 and P.shape == (3, 3),
+                   '10.7': lambda P, T: T == 128 and P.shape == (5, 5)}[puzzle](*args)
+        return reference(*args) if visible else wrong(*args)
+    return answer_
 
 
-class NeverCompared(int):
-    __eq__ = __ne__ = forever
+def test_hidden_cases_never_print_the_expected_posterior():
+    result = fails('10.1', right_on_the_example('10.1', posterior_one_term_short),
+                   'case ', 'which is not right')
+    P, lags, T, (x,) = seed_of(result)
+    t = int(re.search(r'after (\d+) tokens', result.message)[1]) - 1
+    never_names(result, taotp.selective.lag_posterior(P, lags, x)[t].round(4).tolist())
 
 
-def test_10_7_results_that_never_finish_are_stopped_or_never_read():
-    start = time.perf_counter()
-    result = budgeted('10.7')(lambda P, T: NeverArray())
-    assert not result and 'did not finish within its 0.3 s budget' in result.message
-    result = budgeted('10.7')(lambda P, T: NeverCompared(10))
-    assert not result and 'expected lam' in result.message     # read as the number 10
-    assert time.perf_counter() - start < 3
+def test_hidden_cases_never_print_the_expected_lambda():
+    result = fails('10.7', right_on_the_example('10.7', lambda P, T: hard_no_ratio(P, T) + 1),
+                   'which is not right')
+    S, T, P = seed_of(result)
+    want = REF['10.7'](P, T)
+    assert f'gave {want}' not in result.message and 'expected' not in result.message
 
 
-@pytest.mark.parametrize('puzzle', [p.id for p in PUZZLES])
-def test_no_checker_takes_options_that_change_the_puzzle(puzzle):
-    body = registry()[puzzle].checker.__wrapped__
-    assert len(inspect.signature(body).parameters) == 1
-    result = check(puzzle, answer(puzzle), lam=1.0)
-    assert not result and 'unexpected keyword' in result.message
+def test_cases_are_new_on_every_check():
+    messages = {fails('10.7', right_on_the_example('10.7', hard_no_ratio)).message
+                for _ in range(2)}
+    assert len(messages) == 2
+
+
+def test_a_table_of_what_earlier_messages_showed_does_not_pass():
+    """Class 1: keep every case a message named, answer it from a table next time."""
+    seen = {(128, (1, 2, 3)): REF['10.8'](128, (1, 2, 3), 100.0)}   # the visible case
+    for _ in range(6):
+        result = verdict('10.8', lambda T, lags, beta_c: seen.get((T, tuple(lags)), (1, 1.0)))
+        assert not result.passed and 'of ch10.budget_cases(' in result.message
+        T, lags, beta_c = seed_of(result)
+        seen[(T, lags)] = REF['10.8'](T, lags, beta_c)
+    fails('10.8', lambda T, lags, beta_c: seen.get((T, tuple(lags)), (1, 1.0)))
+
+
+def test_the_checker_module_holds_no_answer():
+    body = inspect.getsource(ch10.check_10_5) + inspect.getsource(ch10.check_10_8)
+    for literal in ("!= 'B'", "== 'B'", '* beta_c', 'beta_c *'):
+        assert literal not in body, literal
+    one = fails('10.5', {'period': 3, 'classes': [[0], [1], [2]], 'choice_134': 'A'}).message
+    other = fails('10.5', {'period': 3, 'classes': [[0], [1], [2]], 'choice_134': 'C'}).message
+    assert one.split('(got')[0] == other.split('(got')[0]     # a wrong letter narrows nothing
+
+
+PACKAGE_ANSWERS = {
+    '10.1': (lambda P, lags, x: taotp.selective.lag_posterior(P, lags, x), 'switched off'),
+    '10.2': (lambda P, lags, T, lam: sel.build_selective_induction(P, lags, T, lam).matrix(0, 0),
+             'switched off'),
+    '10.3': (lambda lags, T: [np.sign(sel.build_selective_induction(
+        sel.transition_matrix(3, np.random.default_rng(0)), lags, T).layers[1][h][0][2])
+        for h in range(len(lags))], 'switched off'),
+    '10.6': (lambda lags, T, beta: (REF['10.6'](lags, T, beta)[0],
+                                    sel.pair_evidence_block(lags, T, beta)), 'switched off'),
+    '10.7': (lambda P, T: next(lam for lam in range(100)
+                               if sel.safety_margins(P, T, lam, 0.0, 1)['layer1'] >
+                               np.log(1e6)), 'switched off'),
+}
+
+
+@pytest.mark.parametrize('puzzle', sorted(PACKAGE_ANSWERS))
+def test_the_packages_own_answer_is_switched_off(puzzle):
+    wrong, words = PACKAGE_ANSWERS[puzzle]
+    fails(puzzle, wrong, words)
+
+
+def test_a_copy_of_the_packages_code_is_refused():
+    block = sel.pair_evidence_block
+    copied = types.FunctionType(block.__code__, block.__globals__, 'my_block',
+                                block.__defaults__)
+    fails('10.6', lambda lags, T, beta: (REF['10.6'](lags, T, beta)[0],
+                                         copied(lags, T, beta)),
+          'holds a copy of the code of taotp.selective.pair_evidence_block')
+
+
+def test_an_answer_cannot_shrink_the_cases_or_patch_the_reference():
+    right = REF['10.1']
+
+    def posterior(P, lags, x):                      # right on the example only...
+        ch10.posterior_cases = lambda seed: []      # ...after dropping every drawn case
+        taotp.selective.lag_posterior = lambda P, lags, x: np.zeros((len(x), len(lags)))
+        return right(P, lags, x) if len(x) == 10 else np.zeros((len(x), len(lags)))
+    fails('10.1', posterior, 'case 0 of ch10.posterior_cases(')
+
+    def blocks(lags, T, lam, beta):                 # the judge's reference is out of reach
+        sel.build_selective_induction = lambda *a, **k: None
+        ch10._close = lambda got, want, tol: np.zeros(np.shape(got), dtype=bool)
+        return blocks_identity(lags, T, lam, beta)
+    fails('10.4', blocks, 'at query 8')
+
+
+def test_a_patch_made_in_the_kernel_does_not_reach_the_check(monkeypatch):
+    monkeypatch.setattr(sel, 'lag_posterior', posterior_one_term_short)
+    monkeypatch.setattr(ch10, 'posterior_cases', lambda seed: [])
+    fails('10.1', posterior_one_term_short, 'after 4 tokens')
+
+
+PARTIAL = {       # right only where a lazy probe would look
+    '10.2': lambda P, lags, T, lam: REF['10.2'](P, (1, 2, 3), T, lam),
+    '10.3': lambda lags, T: REF['10.3']((1, 2, 3, 4), T),
+    '10.6': lambda lags, T, beta: (REF['10.6'](lags, T, beta) if tuple(lags) == (2, 5) else
+                                   paper_pair_rule(lags, T, beta)),
+    '10.8': lambda T, lags, beta_c: (-(-(T - max(lags)) // len(lags))       # right at the
+                                     if (T - max(lags)) % len(lags) in (0, 2) else   # example's
+                                     (T - max(lags)) // len(lags), len(lags) * beta_c),  # residue
+}
+
+
+@pytest.mark.parametrize('puzzle', sorted(PARTIAL))
+def test_answers_right_only_on_the_visible_cases_fail(puzzle):
+    fails(puzzle, PARTIAL[puzzle])
+

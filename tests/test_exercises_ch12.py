@@ -1,46 +1,65 @@
 """Chapter 12 checkers ("beat a record"): what each calls solved, and answers that must not pass.
 
-| id | what is checked (solved means) | cheats tried (each a test below) |
+Every answer goes through the real protocol (``checking.verdict``: pickled, run in a worker,
+judged in the judge).  Programs are read as plain arrays; the record's size is rebuilt in the
+judge; inputs are drawn afresh on every check, and a NOT YET names the input and what the
+program printed, never a count of wrong inputs.
+
+| id | what is checked (solved means) | wrong answers tried (each a test below) |
 |---|---|---|
-| 12.1 | a program with vocabulary >= 12 and block >= 11, layer norms at their defaults and at most the compact record's parameters (3 digits) adds 10,000+ pairs of 3-digit numbers in the book's format: every pair of numbers with digits in 0, 1, 8, 9, x + (999 - x), x + (1000 - x), x + 999 and 999 + x for every x, 3,000 seeded pairs and 1,000 drawn with a seed taken from the program | the book's adder (too large); the record with one weight changed (wrong carries); the record with a shift hidden in the final layer norm; the record with an extra unused head (too large) |
-| 12.2 | a one-layer program with vocabulary >= 65,536, block >= 128, default layer norms and at most the record's parameters sorts 60+ inputs of up to 64 numbers: both ends, runs of neighbours where the codes part at every position, powers of two, seeded sets, 4 drawn with a seed taken from the program | the book's Sort (vocabulary 28); the record with block 130 (48 parameters over); a second layer; a head weight that no longer outweighs the shallower heads (wrong); a shift in the final layer norm |
-| 12.3 | a program with vocabulary >= 28, block >= 54, default layer norms and at most the record's non-zero parameters sorts 1,138 inputs over 1..27: every number alone, every ordered pair, the 27 numbers in 6 orders, 400 seeded sets, 3 drawn with a seed taken from the program | the book's Sort (184 non-zero); the compact design at 29 (3 over); the record with its query map pushed too far (wrong); a block of 40; arrays given as lists (counted the same) |
-| 12.4 | a builder ``build(ks, vs, vocab_size, block_size)`` whose program for Chapter 3's 1,000-entry vocab-10 table at block 16 has at most the record's parameters and answers every key alone and behind prefixes; and whose programs at block 16 answer every key of XOR, of 50 keys of 12 tokens differing only in the first or only in the last token, of a random table drawn with a seed taken from the program, and of the 1,000-entry table, behind random prefixes and prefixes of other keys | the book's fitted construction (wrong on the 1,000-entry table); a builder that always returns the 1,000-entry record (wrong on XOR); one that ignores block_size; one that raises; one that returns more parameters; one that scrambles the arrays it is given (the checker keeps its own); the size measured on a program other than the one run (each table is built once) |
+| 12.1 | a program with vocabulary >= 12 and block >= 11, layer norms at their defaults and at most the compact record's parameters (3 digits) adds 50,871 pairs of 3-digit numbers in the book's format: every pair of numbers with digits in 0, 1, 8, 9, x + (999 - x), x + (1000 - x), x + 999 and 999 + x for every x, the record's carry chains, and 43,000 pairs drawn afresh; the PASS line adds AdderBoard's unique-parameter count | the book's adder (too large); the record with its final write weakened (wrong carries); a shift hidden in the final layer norm; an extra unused head (too large) |
+| 12.2 | a one-layer program with vocabulary >= 65,536, block >= 128, default layer norms and at most the record's parameters sorts 88 inputs of up to 64 numbers: both ends, runs of neighbours where the codes part at every position, powers of two, 6 fixed sets, 4 sets and 1,536 distinct numbers drawn afresh | the book's Sort (vocabulary 28); the record with block 130 (48 parameters over); a second layer; heads that no longer outweigh the shallower ones (wrong); a shift in the final layer norm |
+| 12.3 | a program with vocabulary >= 28, block >= 54, default layer norms and at most the record's non-zero parameters sorts 1,135 inputs over 1..27: every number alone, every ordered pair, the 27 numbers in 6 orders (4 drawn afresh), 400 sets drawn afresh | the book's Sort (184 non-zero); the compact design at 29 (3 over); the query map pushed too far (wrong); a block of 40; arrays given as lists (counted the same) |
+| 12.4 | a builder ``build(ks, vs, vocab_size, block_size)`` whose program for Chapter 3's 1,000-entry vocab-10 table at block 16 has at most the record's parameters, and whose programs at block 16 answer every key of that table, of XOR, of 50 keys of 12 tokens differing only in the first or only in the last token, and of a random table drawn afresh, alone, behind random prefixes of every length and behind prefixes of other keys | the book's fitted construction; a builder that always returns the 1,000-entry record (wrong on XOR); one that ignores block_size; one that raises; one one size too large; one that scrambles the arrays it is given (harmless: they are the worker's copies) |
 | 12.5 | a one-layer program with vocabulary >= 10, MLP off (M1, b1, M2 zero), default layer norms and at most the record's non-zero parameters answers all 100 prompts [i, j] with (i + j) % 10 | the book's single-digit adder (MLP on); the record with a head removed (wrong); a second layer; a shift in the final layer norm |
 
-The contract every checker keeps (the reference passes, garbage is reported, loops are
-stopped) is tested once in test_checker_contract.py, and here as well for this chapter's own
-garbage; the reference answers come from their one copy, the solutions notebook (``answer``).
+Red team (attacks written from the checker source alone; each must fail):
+
+| class | attack | puzzles | why it fails now |
+|---|---|---|---|
+| 1 oracle | read the expected digits or how many inputs are wrong off a NOT YET, and fix those | 12.1, 12.2, 12.5 | messages name the input and what the program printed only, and the drawn inputs change on every check |
+| 2 source | read a record's size off the checker (or edit its cached sizes) | 12.4 | no size literal in `ch12.py`: sizes are rebuilt from the package in the judge, out of the answer's reach |
+| 3 before | patch the record (the catalogue, `record_size`) in the kernel before the check | 12.5 | the judge imports the package clean |
+| 3 before | rewrite the check's tables or values from inside the builder (frames, module attributes) | 12.4 | the builder runs in the worker; the judge keeps its own tables |
+| 6 probes | a lookup right only with the key alone or behind a full prefix | 12.4 | every prefix length that fits, and prefixes made of other keys |
+| 6 probes | a Sort broken on 1 % of the numbers, tuned to the fixed inputs | 12.2 | 1,536 distinct numbers drawn afresh on every check |
+| 6 probes | a dict that shows one program and runs another | 12.5 | only plain data crosses: what is counted is what runs |
+
+Classes 4 (training) and 5 (the KV cache) have no puzzle in this chapter.  References, shared
+garbage and the contract are tested for every checker in ``tests/test_checker_contract.py``;
+the reference answers come from their one copy, the solutions notebook (``answer``).
 """
 import copy
+import dataclasses
+import inspect
+import re
 
 import numpy as np
 import pytest
+from checking import fails, passes, verdict
 
 import taotp
 from solutions import answer
-from taotp.exercises import check, registry
+from taotp.exercises import ch12
 from taotp.exercises.ch12 import PUZZLES, adder_pairs, record_size
+from taotp.lookup import build_universal_lookup_transformer
+from taotp.programs import CATALOGUE
 
 CHECKED = [p.id for p in PUZZLES if p.kind == 'checked']
-
-
-def run(puzzle, value):
-    return registry()[puzzle].checker(value)
-
-
-def failed(puzzle, value, *fragments):
-    result = run(puzzle, value)
-    assert not result, f'{puzzle} passed'
-    for fragment in fragments:
-        assert fragment in result.message, result.message
-    return result
+COUNTS = re.compile(r'\d+ of (the )?[\d,]+ (inputs|prompts|keys|wrong)')
 
 
 def with_shift(params):
     p = copy.deepcopy(params)
     p['lnf'] = {'gamma': 1.0, 'beta': np.full(np.shape(p['tok_emb'])[1], 0.5)}
     return p
+
+
+def wrong_with_the_input_only(puzzle, value, *fragments):
+    """Fails, names the input, and shows neither an expected value nor a count."""
+    result = fails(puzzle, value, 'input ', 'your answer gave', *fragments)
+    assert 'expected' not in result.message and not COUNTS.search(result.message), result.message
+    return result
 
 
 # garbage particular to this chapter's answers
@@ -60,18 +79,9 @@ def test_puzzle_list():
     assert CHECKED == ['12.1', '12.2', '12.3', '12.4', '12.5']
 
 
-@pytest.mark.parametrize('puzzle', ['12.3', '12.4', '12.5'])      # 12.1, 12.2: the contract test
-def test_reference_is_the_record_and_ties_it(puzzle, capsys):
-    result = check(puzzle, answer(puzzle))
-    assert result and 'ties the record' in result.message
-    assert capsys.readouterr().out.startswith(f'PASS {puzzle}')
-
-
-@pytest.mark.parametrize('puzzle, label', [(p, label) for p, items in EXTRA_GARBAGE.items()
-                                           for label in items])
-def test_own_garbage_is_reported(puzzle, label):
-    result = run(puzzle, EXTRA_GARBAGE[puzzle][label])
-    assert not result and result.line.startswith(f'NOT YET {puzzle} · ')
+@pytest.mark.parametrize('puzzle', ['12.3', '12.4', '12.5'])      # 12.1, 12.2: the notebook
+def test_reference_is_the_record_and_ties_it(puzzle):
+    passes(puzzle, answer(puzzle), 'ties the record')
 
 
 def test_record_sizes_are_the_catalogues():
@@ -83,8 +93,8 @@ def test_record_sizes_are_the_catalogues():
 # ----------------------------------------------------------------------------- 12.1
 
 def test_12_1_pairs_cover_every_carry_pattern():
-    pairs = adder_pairs(np.random.default_rng(0))
-    assert len(pairs) > 10_000 and len(np.unique(pairs, axis=0)) == len(pairs)
+    pairs = adder_pairs()
+    assert len(pairs) > 7_000 and len(np.unique(pairs, axis=0)) == len(pairs)
     sums = pairs.sum(axis=1)
     assert sums.max() == 1998 and sums.min() == 0 and (sums == 1000).sum() >= 999
     digit_sums = (pairs[:, :, None] // 10 ** np.arange(3) % 10).sum(axis=1)   # per column
@@ -93,129 +103,226 @@ def test_12_1_pairs_cover_every_carry_pattern():
 
 
 def test_12_1_the_books_adder_is_too_large():
-    failed('12.1', taotp.build_decimal_addition_transformer(3), '360,576 parameters',
-           'nothing was run')
+    fails('12.1', taotp.build_decimal_addition_transformer(3), '360,576 parameters',
+          'nothing was run')
 
 
-def test_12_1_a_broken_carry_is_found():
+def test_12_1_a_broken_carry_is_found_and_the_sum_is_not_printed():
     p = copy.deepcopy(answer('12.1'))
-    last = p['layers'][-1]
-    last['M2'] = last['M2'] * 0.5                       # the final write loses half its weight
-    result = run('12.1', p)
-    if result:                                          # the write may survive halving:
-        last['M2'][:] = 0                               # then switch it off altogether
-        result = run('12.1', p)
-    assert not result and 'input [' in result.message and 'expected' in result.message
+    p['layers'][-1]['M2'][:] = 0                        # the final write switched off
+    wrong_with_the_input_only('12.1', p, 'do not spell the sum')
 
 
 def test_12_1_layer_norm_shift_and_extra_head_are_rejected():
-    failed('12.1', with_shift(answer('12.1')), "['beta'] must stay 0")
+    fails('12.1', with_shift(answer('12.1')), "['beta'] must stay 0")
     p = copy.deepcopy(answer('12.1'))
     layer = p['layers'][0]
     for name in 'QKVP':
         layer[name] = np.concatenate([layer[name], np.zeros_like(layer[name][:1])])
-    failed('12.1', p, 'the record has', 'beat or match it')
+    fails('12.1', p, 'the record has', 'beat or match it')
 
 
 # ----------------------------------------------------------------------------- 12.2
 
 def test_12_2_the_books_sort_has_too_small_a_vocabulary():
-    failed('12.2', taotp.build_sort_transformer(28, 128), 'vocab_size >= 65,536')
+    fails('12.2', taotp.build_sort_transformer(28, 128), 'vocab_size >= 65,536')
 
 
 def test_12_2_larger_block_second_layer_and_shift():
-    failed('12.2', taotp.sort.build_bits_sort_transformer(65_536, 130), '1,616,328 parameters')
+    fails('12.2', taotp.sort.build_bits_sort_transformer(65_536, 130), '1,616,328 parameters')
     p = copy.deepcopy(answer('12.2'))
     p['layers'].append(copy.deepcopy(p['layers'][0]))
-    failed('12.2', p, 'over the budget', 'layers')
-    failed('12.2', with_shift(answer('12.2')), "lnf['beta'] must stay 0")
+    fails('12.2', p, 'over the budget', 'layers')
+    fails('12.2', with_shift(answer('12.2')), "lnf['beta'] must stay 0")
 
 
 def test_12_2_heads_that_no_longer_outweigh_are_wrong():
     p = taotp.sort.build_bits_sort_transformer(65_536, 128, head_weight=1.01)
     layer = p['layers'][0]
     layer['P'] = layer['P'] / 2.0 ** np.arange(20)[:, None, None]   # all heads weigh the same
-    failed('12.2', p, 'input [', 'expected', 'inputs of')
+    wrong_with_the_input_only('12.2', p, 'then the terminator 0), output', 'smallest number')
 
 
 # ----------------------------------------------------------------------------- 12.3
 
 def test_12_3_the_books_sort_and_the_compact_design_at_29_are_too_large():
-    failed('12.3', taotp.build_sort_transformer(28, 54), '184 non-zero', 'the record has 97')
-    failed('12.3', taotp.sort.build_compact_sort_transformer(29, 56), '100 non-zero')
+    fails('12.3', taotp.build_sort_transformer(28, 54), '184 non-zero', 'the record has 67')
+    fails('12.3', taotp.sort.build_compact_sort_transformer(28, 54), '97 non-zero',
+          'the record has 67')
 
 
-def test_12_3_a_query_map_pushed_too_far_is_wrong():
-    p = taotp.sort.build_compact_sort_transformer(28, 54, push=1.9)
-    failed('12.3', p, 'input [', 'expected', 'inputs of')
+def test_12_3_two_swapped_numbers_are_wrong_and_the_message_reads_well():
+    p = CATALOGUE['sort-28-sparse'].build()
+    swapped = p['tok_emb'].copy()
+    swapped[[5, 6]] = swapped[[6, 5]]                  # 5 and 6 trade places on the circle
+    result = wrong_with_the_input_only('12.3', {**p, 'tok_emb': swapped, 'out_emb': swapped},
+                                       'then the terminator 0), output')
+    assert '(1 numbers' not in result.message and 'after the right' not in result.message
+    if ', output 1 (' in result.message:
+        assert 'right after the terminator 0' in result.message
+    else:
+        assert re.search(r'output (\d+) \(after outputs? [\d-]+, right and fed back\)',
+                         result.message), result.message
 
 
 def test_12_3_small_block_and_lists():
-    failed('12.3', taotp.sort.build_compact_sort_transformer(28, 40), 'block_size must be at '
-                                                                       'least 54')
+    fails('12.3', taotp.sort.build_compact_sort_transformer(28, 40), 'block_size must be at '
+                                                                      'least 54')
     p = answer('12.3')
     as_lists = {**p, 'tok_emb': p['tok_emb'].tolist(), 'out_emb': p['out_emb'].tolist()}
-    result = run('12.3', as_lists)
-    assert result and '97 non-zero' in result.message
+    passes('12.3', as_lists, '67 non-zero')
 
 
 # ----------------------------------------------------------------------------- 12.4
 
+def fitted(ks, vs, vocab_size, block_size):
+    return taotp.build_lookup_transformer(ks, vs, vocab_size, block_size, tok_dims=4,
+                                          optimization_iters=30)
+
+
 def test_12_4_the_fitted_construction_is_wrong_on_the_big_table():
-    def fitted(ks, vs, vocab_size, block_size):
-        return taotp.build_lookup_transformer(ks, vs, vocab_size, block_size, tok_dims=4,
-                                              optimization_iters=30)
-    failed('12.4', fitted, "Chapter 3's table", 'expected', 'keys wrong')
+    wrong_with_the_input_only('12.4', fitted, "Chapter 3's table", 'vs[')
 
 
 def test_12_4_a_builder_that_ignores_its_table_or_block():
     table = taotp.lookup.random_lookup_table(1000, 5, 10, rng=0)
-    failed('12.4', lambda ks, vs, v, b: answer('12.4')(*table, 10, b), 'XOR', 'expected')
-    failed('12.4', lambda ks, vs, v, b: answer('12.4')(ks, vs, v, len(ks[0])), 'block_size',
-           'expected at least')
-
-
-def test_12_4_size_is_measured_on_the_program_that_is_run():
-    """A builder that answers the size check with a small program and the prefix checks with
-    another is impossible: each table is built once, and the measured program is the one run."""
-    calls = []
-
-    def counting(ks, vs, v, b):
-        calls.append((len(ks), b))
-        return answer('12.4')(ks, vs, v, b)
-    assert run('12.4', counting)
-    assert calls[0] == (1000, 16) and sum(n == 1000 for n, _ in calls) == 1
+    fails('12.4', lambda ks, vs, v, b: build_universal_lookup_transformer(*table, 10, b),
+          'XOR', 'your answer gave')
+    fails('12.4', lambda ks, vs, v, b: build_universal_lookup_transformer(ks, vs, v, len(ks[0])),
+          'block_size must be at least 16')
 
 
 def test_12_4_raising_larger_and_scrambling_builders():
     def raises(*args):
         raise RuntimeError('boom')
-    failed('12.4', raises, 'your builder raised RuntimeError: boom')
-
-    def larger(ks, vs, v, b):
-        return answer('12.4')(ks, vs, v + 1, b)
-    failed('12.4', larger, 'the record has 15,594')
+    fails('12.4', raises, 'your builder raised RuntimeError: boom')
+    fails('12.4', lambda ks, vs, v, b: build_universal_lookup_transformer(ks, vs, v + 1, b),
+          'the record has 15,594')
 
     def scrambles(ks, vs, v, b):
-        params = answer('12.4')(ks, vs, v, b)
+        params = build_universal_lookup_transformer(ks, vs, v, b)
         ks[:] = 0
         vs[:] = 0
         return params
-    assert run('12.4', scrambles)
+    passes('12.4', scrambles)
 
 
 # ----------------------------------------------------------------------------- 12.5
 
 def test_12_5_the_books_adder_uses_its_mlp():
-    failed('12.5', taotp.build_single_digit_mod_transformer(), 'the MLP must be off')
+    fails('12.5', taotp.build_single_digit_mod_transformer(), 'the MLP must be off')
 
 
 def test_12_5_a_missing_head_second_layer_and_shift():
     p = copy.deepcopy(answer('12.5'))
     for name in 'QKVP':
         p['layers'][0][name] = p['layers'][0][name][:4]
-    failed('12.5', p, 'input [', 'expected', 'of 100 prompts wrong')
+    wrong_with_the_input_only('12.5', p, '% 10')
     p = copy.deepcopy(answer('12.5'))
     p['layers'].append(copy.deepcopy(p['layers'][0]))
-    failed('12.5', p, 'over the budget')
-    failed('12.5', with_shift(answer('12.5')), "lnf['beta'] must stay 0")
+    fails('12.5', p, 'over the budget')
+    fails('12.5', with_shift(answer('12.5')), "lnf['beta'] must stay 0")
+
+
+# ----------------------------------------------------------------------------- red team
+
+def test_the_checker_module_holds_no_record_size():
+    source = inspect.getsource(ch12)
+    for literal in ('1,299', '1299', '1616280', '1_616_280', '15594', '15_594', '97', '324'):
+        assert not re.search(rf'(?<![\d.]){literal}(?![\d])', source), literal
+
+
+def test_12_4_a_builder_cannot_reach_the_checks_record_or_tables():
+    def bigger_and_patching(ks, vs, vocab, block):
+        ch12.record_size = lambda key: (10 ** 9, 10 ** 9)        # the worker's copy only
+        ch12.LOOKUP_BLOCK = 1
+        taotp.programs.CATALOGUE.clear()
+        return build_universal_lookup_transformer(ks, vs, vocab + 1, block)
+    fails('12.4', bigger_and_patching, 'the record has 15,594')
+
+
+def test_12_4_builder_rewrites_the_checks_values_through_its_frames():
+    import sys
+
+    def constant(ks, vs, vocab, block):               # always answers token 0...
+        frame = sys._getframe(1)                       # ...after zeroing every value it finds
+        while frame is not None:
+            for value in frame.f_locals.values():
+                if isinstance(value, np.ndarray) and value.dtype.kind in 'iu':
+                    value[...] = 0
+            frame = frame.f_back
+        vs[...] = 0
+        params = taotp.base_params(vocab, block, 1)
+        params['tok_emb'] = np.ones((vocab, 1))
+        params['out_emb'] = np.zeros((vocab, 1))
+        params['out_emb'][0, 0] = 1.0
+        return params
+    fails('12.4', constant)
+
+
+def test_12_5_a_record_patched_in_the_kernel_is_not_the_baseline(monkeypatch):
+    bigger = copy.deepcopy(answer('12.5'))
+    tok = bigger['tok_emb']
+    bigger['tok_emb'] = np.where(tok == 0, 1e-12, tok)   # many more non-zeros, still right
+    record = CATALOGUE['mod-1-digit-attention']
+    monkeypatch.setitem(CATALOGUE, 'mod-1-digit-attention',
+                        dataclasses.replace(record, build=lambda *a, **k: bigger))
+    monkeypatch.setattr(ch12, 'record_size', lambda key: (10 ** 9, 10 ** 9))
+    fails('12.5', bigger, 'the record has 324')
+
+
+def test_12_4_builder_right_only_alone_and_behind_a_full_prefix():
+    # the universal lookup with the position rows between "key alone" and "key at the end of
+    # the block" overwritten: same size, right at prefix lengths 0 and block - l only
+    def build(ks, vs, vocab, block):
+        params = build_universal_lookup_transformer(ks, vs, vocab, block)
+        rows = list(range(ks.shape[1], block - ks.shape[1]))
+        params['pos_emb'][rows] = params['pos_emb'][0]
+        return params
+    fails('12.4', build, 'prefix')
+
+
+def test_12_2_sort_wrong_on_one_percent_of_the_numbers_tuned_to_the_fixed_inputs():
+    # 655 numbers (none of them, nor a neighbour, in the fixed inputs) take their successor's
+    # code: wrong on about 28 % of random inputs, right on every fixed one
+    params = CATALOGUE['sort-65536'].build()
+    fixed = taotp.sort.large_vocab_sort_inputs(ch12.SORT_V, np.random.default_rng(1202),
+                                               count=6, length=ch12.SORT_LEN)
+    fixed.append(list(range(ch12.SORT_V - 1, ch12.SORT_V - 1 - ch12.SORT_LEN, -1)) + [0])
+    seen = {t + s for row in fixed for t in row for s in (-1, 0, 1)}
+    free = np.array([t for t in range(2, ch12.SORT_V - 2) if t not in seen])
+    broken = np.random.default_rng(5).choice(free, size=655, replace=False)
+    tok = params['tok_emb'].copy()
+    tok[broken] = tok[broken + 1]
+    params['tok_emb'], params['out_emb'] = tok, tok.copy()
+    wrong_with_the_input_only('12.2', params)
+
+
+class ShowsAnother(dict):
+    """A params dict whose reads show one program while its storage holds another."""
+
+    def __init__(self, runs, shows):
+        super().__init__(runs)
+        self.shows = shows
+
+    def __getitem__(self, key):
+        return self.shows[key]
+
+    def keys(self):
+        return self.shows.keys()
+
+    def items(self):
+        return self.shows.items()
+
+
+def test_12_5_a_dict_that_shows_one_layer_and_runs_two():
+    """Shows a wrong one-layer program (within the budget) and holds a right two-layer one:
+    one plain dict crosses, and it is both what is counted and what runs."""
+    right = answer('12.5')
+    two = copy.deepcopy(right)
+    two['layers'].append(copy.deepcopy(right['layers'][0]))
+    zeroed = copy.deepcopy(right)
+    for key in ('Q', 'K', 'V', 'P'):
+        zeroed['layers'][0][key] = np.zeros_like(right['layers'][0][key])
+    fails('12.5', ShowsAnother(two, zeroed))
+    fails('12.5', ShowsAnother(zeroed, two))

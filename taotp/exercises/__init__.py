@@ -4,27 +4,45 @@
     check('1.3', my_decode)    # prints one line: PASS 1.3 · ... or NOT YET 1.3 · ...
     progress()                 # your table of puzzles: solved, not yet, reflect
 
-Every checker accepts anything (None, wrong types, NaN, code that raises, exits
-or loops) and reports it instead of crashing; it states what it checked and, on
-failure, the first input that broke with what was expected and what came out.
-Puzzle ids are strings such as ``'6.20'`` (a float cannot tell 6.2 from 6.20).
-Options passed to ``check`` beyond the answer weaken what is checked: such a
-result says ``PASS (relaxed: ...)`` and never counts as solved.
+How a check works (the *verdict protocol*, see ``judge``): your answer is
+pickled (cloudpickle) and handed to a judge process that your code never runs
+in; the judge runs it in a fresh worker process of its own, on cases it draws
+anew for every check, computes the expected values itself and sends back the
+verdict.  So nothing your kernel did before the check (threads, patched
+modules, tables of earlier outputs) takes part in it, and an answer that
+hangs, exits, crashes or allocates too much ends only its worker.  Each check
+costs a few tens of milliseconds on top of the answer's own time; the first
+in a kernel starts the judge (about a second).
 
-Verdicts are remembered in a small JSON file, so ``progress()`` survives a kernel
-restart: ``$TAOTP_PROGRESS`` if set, else ``taotp/progress.json`` in the user's
-data folder (``$XDG_DATA_HOME`` or ``~/.local/share``).
+Every checker accepts anything (None, wrong types, NaN, code that raises, exits
+or loops) and reports it instead of crashing: it states what it checked and,
+on failure, the input that broke and what your answer gave.  Puzzle ids are
+strings such as ``'6.20'`` (a float cannot tell 6.2 from 6.20).  Options
+passed to ``check`` beyond the answer weaken what is checked: such a result
+says ``PASS (relaxed: ...)`` and never counts as solved.
+
+Verdicts are kept in a small JSON file (``progress``): once solved, a puzzle
+stays solved.
 """
-import json
+import atexit
+import linecache
 import os
 import re
-from pathlib import Path
+import socket
+import subprocess
+import sys
+import sysconfig
 
+from . import store as _progress
+from . import toolkit
+from .store import progress_file
 from .registry import CHAPTERS, Puzzle, registry
 from .result import CheckResult
 
 _ID = re.compile(r'^[1-9][0-9]?\.[1-9][0-9]?$')
 _keep = [True]
+_judge = {'process': None, 'channel': None}
+PATIENCE = 90          # seconds the kernel waits for the judge beyond a check's own budget
 
 
 def keep_progress(on=True):
@@ -32,40 +50,11 @@ def keep_progress(on=True):
     _keep[0] = bool(on)
 
 
-def progress_file():
-    """Where verdicts are kept (see the module docstring)."""
-    if os.environ.get('TAOTP_PROGRESS'):
-        return Path(os.environ['TAOTP_PROGRESS'])
-    data = Path(os.environ.get('XDG_DATA_HOME') or Path.home() / '.local' / 'share')
-    return data / 'taotp' / 'progress.json'
-
-
-def _load():
-    try:
-        saved = json.loads(progress_file().read_text())
-        return {k: v for k, v in saved.items() if v in ('solved', 'not yet')}
-    except (OSError, ValueError, AttributeError):
-        return {}
-
-
-def _save(puzzle_id, verdict):
-    saved = _load()
-    saved[puzzle_id] = verdict
-    path = progress_file()
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps(saved, indent=1, sort_keys=True))
-    except OSError:        # a read-only home must not break a notebook
-        pass
-
-
 def _bad_id(puzzle_id, table):
     if isinstance(puzzle_id, (int, float)) and not isinstance(puzzle_id, bool):
         return (f'puzzle ids are strings, e.g. check("6.20", answer); got the number '
                 f'{puzzle_id!r} (as a number 6.2 and 6.20 are the same)')
-    if not isinstance(puzzle_id, str) or not _ID.match(puzzle_id):
-        return f"there is no puzzle {puzzle_id!r}; ids look like '1.3' (see progress())"
-    if puzzle_id not in table:
+    if not isinstance(puzzle_id, str) or not _ID.match(puzzle_id) or puzzle_id not in table:
         return f"there is no puzzle {puzzle_id!r}; ids look like '1.3' (see progress())"
     return None
 
@@ -74,42 +63,206 @@ def check(puzzle_id, answer, verbose=False, **options):
     """Check ``answer`` for puzzle ``puzzle_id`` (e.g. ``'1.3'``); print and return the verdict.
 
     ``options`` (a checker's own keywords, e.g. a smaller sample) weaken the check:
-    the verdict says so and is not counted as solved.
+    the verdict says so and is not counted as solved.  ``verbose=True`` adds the
+    traceback of an answer that raised.
+    """
+    result = evaluate(puzzle_id, answer, **options)
+    if _keep[0] and result.puzzle in registry() and (result.counts or not result.passed):
+        _progress.record(result.puzzle, result.passed)
+    if result.output:
+        print(result.output, end='' if result.output.endswith('\n') else '\n')
+    line = result.line
+    if verbose and result.detail:
+        line += '\n' + result.detail
+    print(line)
+    return result
+
+
+def evaluate(puzzle_id, answer, call_seconds=None, **options):
+    """The verdict on ``answer``, without printing or recording it (for tests and tools).
+
+    ``call_seconds`` lowers the time limit of each call of the answer (never raises it).
     """
     table = registry()
     problem = _bad_id(puzzle_id, table)
     if problem:
-        result = CheckResult(str(puzzle_id), False, problem)
-    elif table[puzzle_id].checker is None:
-        kind = table[puzzle_id].kind
-        result = CheckResult(puzzle_id, False, f'puzzle {puzzle_id} is a {kind} puzzle with no '
-                                               f'checker; its discussion is in '
-                                               f'{table[puzzle_id].solution_notebook}')
-    else:
-        relaxed = ', '.join(f'{k}={v!r}' for k, v in sorted(options.items()))
-        result = table[puzzle_id].checker(answer, verbose=verbose, **options)
-        result.relaxed = relaxed
-        if _keep[0] and (not relaxed or not result.passed):
-            _save(puzzle_id, 'solved' if result.passed else 'not yet')
-    print(result.line)
+        return CheckResult(str(puzzle_id), False, problem)
+    row = table[puzzle_id]
+    if row.checker is None:
+        return CheckResult(puzzle_id, False, f'puzzle {puzzle_id} is a {row.kind} puzzle with no '
+                                             f'checker; its discussion is in '
+                                             f'{row.solution_notebook}')
+    relaxed = ', '.join(f'{k}={v!r}' for k, v in sorted(options.items()))
+    if not _plain(options):
+        return CheckResult(puzzle_id, False, 'options must be plain numbers, text or lists of '
+                                             'them', relaxed=relaxed)
+    try:
+        with toolkit.time_limit(PICKLE_SECONDS):
+            answer_bytes = _pickled(answer)
+    except toolkit.TimeUp:
+        return CheckResult(puzzle_id, False, f'your answer could not be packed for the process '
+                           f'that checks it within {PICKLE_SECONDS} s (reading one of its values '
+                           f'never ends?)', relaxed=relaxed)
+    except Exception as exc:        # noqa: BLE001 (anything cloudpickle trips on)
+        return CheckResult(puzzle_id, False, f'your answer cannot be sent to the process that '
+                           f'checks it ({type(exc).__name__}: {str(exc)[:200]}); keep what it '
+                           f'needs in plain values, arrays and functions', relaxed=relaxed)
+    if len(answer_bytes) > MAX_ANSWER_BYTES:
+        return CheckResult(puzzle_id, False, f'your answer packs into {len(answer_bytes):,} bytes; '
+                           f'at most {MAX_ANSWER_BYTES:,} can be sent to the process that checks '
+                           f'it', relaxed=relaxed)
+    request = {'puzzle': puzzle_id, 'answer': answer_bytes, 'options': options,
+               'call_seconds': call_seconds, 'sys_path': [p for p in sys.path if isinstance(p, str)],
+               'cwd': os.getcwd(), 'progress': str(progress_file())}
+    verdict = _ask_judge(request, row.checker.budget + PATIENCE)
+    message = _with_source_line(verdict.get('message', ''), verdict.get('where'))
+    result = CheckResult(puzzle_id, bool(verdict.get('passed')), message,
+                         verdict.get('counterexample'), verdict.get('detail', ''))
+    result.relaxed, result.output = relaxed, verdict.get('output', '')
     return result
 
 
-def progress(chapter=None):
-    """Print every puzzle (or one chapter's) with its kind and your latest verdict."""
-    saved = _load()
+# ----------------------------------------------------------------------------- talking to the judge
+
+def _ask_judge(request, patience):
+    from . import wire
+    for attempt in range(2):
+        channel = _judge_channel()
+        try:
+            wire.send(channel, ('check', request))
+            channel.settimeout(patience)
+            reply = wire.recv_trusted(channel)
+            if type(reply) is tuple and reply[0] == 'verdict':
+                return reply[1]
+        except KeyboardInterrupt:
+            _stop_judge()
+            raise
+        except (OSError, wire.WireError, EOFError) as exc:
+            _stop_judge()
+            if attempt or isinstance(exc, socket.timeout):
+                return {'passed': False, 'message': f'the checking process did not answer '
+                        f'({type(exc).__name__}: {exc}); run the check again'}
+    return {'passed': False, 'message': 'the checking process did not answer'}
+
+
+def _judge_channel():
+    process = _judge['process']
+    if process is not None and process.poll() is None:
+        return _judge['channel']
+    _stop_judge()
+    ours, theirs = socket.socketpair()
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(
+        [root] + [p for p in os.environ.get('PYTHONPATH', '').split(os.pathsep) if p]))
+    _judge['process'] = subprocess.Popen(
+        [sys.executable, '-m', 'taotp.exercises.judge', str(theirs.fileno())],
+        pass_fds=(theirs.fileno(),), stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL, env=env, start_new_session=True)
+    theirs.close()
+    _judge['channel'] = ours
+    return ours
+
+
+def _stop_judge():
+    process, channel = _judge['process'], _judge['channel']
+    _judge['process'] = _judge['channel'] = None
+    if channel is not None:
+        channel.close()
+    if process is not None and process.poll() is None:
+        process.kill()
+        try:
+            process.wait(5)
+        except subprocess.TimeoutExpired:
+            pass
+
+
+atexit.register(_stop_judge)
+
+
+PICKLE_SECONDS = 20
+MAX_ANSWER_BYTES = 256 << 20
+
+
+def _plain(value, depth=0):
+    if depth > 8:
+        return False
+    if value is None or type(value) in (bool, int, float, str):
+        return True
+    if type(value) in (list, tuple):
+        return all(_plain(v, depth + 1) for v in value)
+    if type(value) is dict:
+        return all(type(k) is str and _plain(v, depth + 1) for k, v in value.items())
+    return False
+
+
+_INSTALLED = tuple(os.path.realpath(p) + os.sep for p in
+                   {sysconfig.get_paths()[k] for k in ('stdlib', 'platstdlib', 'purelib',
+                                                       'platlib')})
+
+
+def _user_modules():
+    """Modules of the reader's own (not installed, not the package): sent by value, so the
+    worker never imports them."""
+    found = []
+    for name, module in list(sys.modules.items()):
+        path = getattr(module, '__file__', None)
+        if not path or name == '__main__' or name.split('.')[0] == 'taotp':
+            continue
+        if not os.path.realpath(path).startswith(_INSTALLED):
+            found.append(module)
+    return found
+
+
+def _pickled(answer):
+    import cloudpickle
+    registered = []
+    for module in _user_modules():
+        try:
+            cloudpickle.register_pickle_by_value(module)
+            registered.append(module)
+        except (ValueError, TypeError):
+            pass
+    try:
+        return cloudpickle.dumps(answer, protocol=5)
+    finally:
+        for module in registered:
+            cloudpickle.unregister_pickle_by_value(module)
+
+
+def _with_source_line(message, where):
+    """Add the text of the answer's line named in ``message`` when this kernel knows it."""
+    if not where or type(where) not in (list, tuple) or len(where) != 2:
+        return message
+    text = linecache.getline(str(where[0]), int(where[1])).strip()
+    return message.replace(f'(line {where[1]} ', f'(`{text[:80]}`, line {where[1]} ', 1) \
+        if text else message
+
+
+# ----------------------------------------------------------------------------- progress
+
+def progress(chapter=None, show_file=False):
+    """Print every puzzle (or one chapter's) with its kind and your best verdict.
+
+    ``show_file=True`` (``python -m taotp progress``) ends with the file's path.
+    """
+    saved = _progress.load()
     rows = [p for p in registry().values() if chapter is None or p.chapter == chapter]
-    print(f'{"puzzle":<7} {"kind":<8} {"status":<8} title')
+    print(f'{"puzzle":<7} {"kind":<8} {"status":<18} title')
     for p in rows:
-        status = {'solved': 'solved', 'not yet': 'not yet'}.get(saved.get(p.id), '-')
+        row = saved.get(p.id, {})
         if p.kind != 'checked':
             status = p.kind
-        print(f'{p.id:<7} {p.kind:<8} {status:<8} {p.title}')
+        elif row.get('solved'):
+            status = f'solved {row["solved"]}'[:18]
+        else:
+            status = row.get('latest') or '-'
+        print(f'{p.id:<7} {p.kind:<8} {status:<18} {p.title[:60]}')
     checked = [p for p in rows if p.kind == 'checked']
-    done = sum(saved.get(p.id) == 'solved' for p in checked)
-    print(f'{done} of {len(checked)} checked puzzles solved '
-          f'(kept between sessions: see taotp.exercises.progress_file())')
+    done = sum(bool(saved.get(p.id, {}).get('solved')) for p in checked)
+    print(f'{done} of {len(checked)} checked puzzles solved')
+    print(f'kept in {progress_file()}' if show_file else
+          'kept between sessions: see taotp.exercises.progress_file()')
 
 
-__all__ = ['check', 'progress', 'progress_file', 'keep_progress', 'registry', 'CheckResult', 'Puzzle',
-           'CHAPTERS']
+__all__ = ['check', 'evaluate', 'progress', 'progress_file', 'keep_progress', 'registry',
+           'CheckResult', 'Puzzle', 'CHAPTERS']

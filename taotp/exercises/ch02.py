@@ -1,32 +1,40 @@
-"""Checkers for Chapter 2, Hello World, and the training harness of puzzle 2.3.
+"""Checkers for Chapter 2, Hello World, and the NumPy harness of puzzle 2.3.
 
 Hello World answers may be a params dict (ids from
 ``taotp.hello_world.message_tokenizer(message)``) or a pair ``(params, tokenizer)``
 such as ``build_hello_world_transformer`` returns; a tokenizer must give every
-symbol of the message its own id.  A submitted program is read once into plain
-float64 arrays (``guard.frozen``), and that copy is counted, checked and run
+symbol of the message its own id.  The checker bodies run in the judge on the
+plain copy of the answer (``toolkit``): that copy is counted, checked and run
 on the one forward pass (``decode``, ``last_token_argmax``, ``forward``).
+
+Cases: the repeaters of 2.1 and 2.2 are built at the vocabulary sizes the
+notebook names and at two sizes drawn afresh for every check, on prompts drawn
+afresh.  A Hello World program has one input, ``<bos>``, and its expected
+output is the statement itself.  The answer to 2.6 is stored as a salted
+digest, never as a number.
 """
 import numpy as np
 
+from .. import hello_world
 from ..decoding import decode, last_token_argmax
 from ..hello_world import HELLO_WORLD, detokenize, hello_world_targets, message_tokenizer
-from ..model import forward, layer_norm, softmax
-from ..params import base_params, count_non0_params, count_params
-from . import guard
+from ..params import count_non0_params, count_params
+from . import toolkit
 from .registry import Puzzle, checker
 from .result import Finding, Passed
-from .training import check_2_3
+from .training_checks import check_2_3
 
 NO_REPEAT = 'Hel Word!'   # puzzle 2.4: the symbols H e l ␣ W o r d ! never repeat
-VOCAB, BLOCK = 11, 13     # Hello World with the message tokenizer: 11 symbols, 13 positions
-# puzzles 2.1 and 2.2: every vocabulary size here, from the smallest to a thousand
+VOCAB = len(message_tokenizer(HELLO_WORLD))                                  # 11 symbols
+BLOCK = len(hello_world_targets(HELLO_WORLD, message_tokenizer(HELLO_WORLD)))   # 13 positions
+# puzzles 2.1 and 2.2: the sizes the notebook names, from the smallest to a thousand ...
 REPEATER_SIZES = (1, 2, 3, 4, 11, 40, 64, 100, 257, 1000)
+HIDDEN_SIZES = 2          # ... and this many more drawn afresh from 5..1000 on every check
 
 
 def program_of(answer, what='your params'):
-    """A submitted program read once (``guard.frozen``) and validated; one pos_emb table."""
-    params = guard.frozen(answer, what)
+    """A submitted program, validated and read as float64 arrays; one pos_emb table."""
+    params = toolkit.program(answer, what)
     if isinstance(params['pos_emb'], list):
         raise Finding(f'{what}: pos_emb must be one (block_size, d_model) table; got a list of '
                       f'{len(params["pos_emb"])} tables')
@@ -34,13 +42,13 @@ def program_of(answer, what='your params'):
 
 
 def _program_and_tokenizer(answer, message):
-    """Split an answer into (params, tokenizer): the program read once, the tokenizer checked.
+    """Split an answer into (params, tokenizer): the program validated, the tokenizer checked.
 
     Every symbol of the message needs its own id (only <bos> and <eos> may share one, as in
     the ASCII tokenizer), else "printing" the message would not spell it.
     """
     if isinstance(answer, (tuple, list)) and len(answer) == 2 and isinstance(answer[1], dict):
-        answer, given = answer[0], dict(answer[1])           # read once
+        answer, given = answer
         needed = ['<bos>', '<eos>'] + sorted(set(message))
         missing = [s for s in needed if s not in given]
         if missing:
@@ -51,8 +59,8 @@ def _program_and_tokenizer(answer, message):
     params = program_of(answer)
     vocab = len(params['tok_emb'])
     for s, i in tok.items():
-        exact = type(i) is int or (isinstance(i, np.integer) and type(i).__module__ == 'numpy')
-        if not exact or not 0 <= i < vocab:
+        if not isinstance(i, (int, np.integer)) or isinstance(i, (bool, np.bool_)) \
+                or not 0 <= i < vocab:
             raise Finding(f'your tokenizer maps {s!r} to {i!r}, not an id in 0..{vocab - 1} '
                           f'(rows of tok_emb)')
     tok = {s: int(i) for s, i in tok.items()}
@@ -71,8 +79,8 @@ def _expect_message(params, tok, message, norm='layer'):
     """Decode from <bos>; raise a Finding naming the first wrong symbol."""
     want = hello_world_targets(message, tok).tolist()
     start = np.array([tok['<bos>']])
-    out = guard.run_program(lambda: decode(start, params, max_steps=len(want), eos=tok['<eos>'],
-                                           norm=norm), on='<bos>')
+    out = toolkit.run_program(lambda: decode(start, params, max_steps=len(want),
+                                             eos=tok['<eos>'], norm=norm), on='<bos>')
     got = out[1:].tolist()
     if got != want:
         k = next((i for i, (a, b) in enumerate(zip(got, want)) if a != b), min(len(got), len(want)))
@@ -95,40 +103,47 @@ def _all_arrays(params):
 
 # ----------------------------------------------------------------------------- 2.1 and 2.2
 
-def _repeater(build, vocab, what, **limits):
-    """The builder's program for ``vocab``: read once, 0 layers, within ``limits``."""
-    answer = guard.call(build, vocab, what=what, on=f'vocab_size={vocab}')
-    params = program_of(answer, what=f'{what} for vocab_size={vocab}')
+def _sizes(rng):
+    """The notebook's vocabulary sizes, then ``HIDDEN_SIZES`` others drawn from ``rng``."""
+    others = np.setdiff1d(np.arange(5, 1001), REPEATER_SIZES)
+    hidden = sorted(int(v) for v in rng.choice(others, HIDDEN_SIZES, replace=False))
+    return [(v, f'vocab_size={v}') for v in REPEATER_SIZES] + \
+        [(v, f'vocab_size={v} (a size drawn afresh for this check)') for v in hidden]
+
+
+def _repeater(build, vocab, name, what, **limits):
+    """The builder's program for ``vocab``: validated, 0 layers, within ``limits``."""
+    params = toolkit.built(build, vocab, what=what, on=name, layers=0, **limits)
+    if isinstance(params['pos_emb'], list):
+        raise Finding(f'{name}: pos_emb must be one (block_size, d_model) table; got a list of '
+                      f'{len(params["pos_emb"])} tables')
     if len(params['tok_emb']) != vocab:
-        raise Finding(f'vocab_size={vocab}: tok_emb has {len(params["tok_emb"])} rows; expected '
-                      f'{vocab}')
-    guard.budget(params, what=f'{what} for vocab_size={vocab}', layers=0, **limits)
+        raise Finding(f'{name}: tok_emb has {len(params["tok_emb"])} rows; expected {vocab}')
     return params
 
 
-def _repeats_last(params, vocab, seed):
+def _repeats_last(params, vocab, name, rng):
     """Every token is repeated, forever.
 
     With no layers and an all-zero pos_emb the next token depends on the last token only,
     so one prompt per token decides it; random prefixes and a long windowed decode show it.
     """
     block = len(params['pos_emb'])
-    rng = np.random.default_rng(seed)
-    length = min(block, 5)
-    prompts = rng.integers(0, vocab, size=(vocab, length))
-    prompts[:, -1] = np.arange(vocab)                      # every token last, once
-    nxt = guard.run_program(lambda: last_token_argmax(prompts, params))
+    prompts = rng.integers(0, vocab, size=(vocab, min(block, 5)))
+    prompts[:, -1] = rng.permutation(vocab)                # every token last, once
+    nxt = toolkit.run_program(lambda: last_token_argmax(prompts, params), on=name)
     bad = np.flatnonzero(nxt != prompts[:, -1])
     if len(bad):
         x = prompts[bad[0]].tolist()
-        raise Finding(f'vocab_size={vocab}, prompt {x}: expected the next token {x[-1]}, '
-                      f'got {int(nxt[bad[0]])}', x)
+        raise toolkit.wrong(f'{name}, prompt {x} (the next token)', int(nxt[bad[0]]),
+                            'a repeater\'s next token is the last token of its prompt', x)
     steps = 2 * min(block, 16)
-    for t in sorted({0, vocab - 1}):
-        out = guard.run_program(lambda: decode([t], params, max_steps=steps, window=True))
+    for t in sorted({0, vocab - 1, int(rng.integers(vocab))}):
+        out = toolkit.run_program(lambda: decode([t], params, max_steps=steps, window=True),
+                                  on=name)
         if set(out.tolist()) != {t}:
-            raise Finding(f'vocab_size={vocab}, prompt [{t}]: decoding {steps} steps (sliding '
-                          f'window) gave {out.tolist()}; expected {t} forever', [t])
+            raise toolkit.wrong(f'{name}, prompt [{t}], {steps} decoding steps (sliding window)',
+                                out.tolist(), 'the prompt\'s token must come out forever', [t])
 
 
 def _zero_pos(params, where=''):
@@ -138,23 +153,27 @@ def _zero_pos(params, where=''):
         raise Finding(f'{where}pos_emb must be all zero; it holds {pos[i]} at {i}')
 
 
+SIZES_SEEN = (f'vocab sizes {", ".join(map(str, REPEATER_SIZES))} and {HIDDEN_SIZES} more drawn '
+              f'afresh from 5 to 1,000')
+
+
 @checker('2.1')
 def check_2_1(build):
     """``build(vocab_size) -> params``: 0 layers, at most 3 * vocab_size parameters, repeats."""
-    for vocab in REPEATER_SIZES:
-        params = _repeater(build, vocab, 'your builder')
-        _zero_pos(params, f'vocab_size={vocab}: ')
+    rng = toolkit.fresh_rng()
+    for vocab, name in _sizes(rng):
+        params = _repeater(build, vocab, name, 'your builder')
+        _zero_pos(params, f'{name}: ')
         counts = count_params(params)
         used = counts['n_params'] - counts['pos_emb']
         if used > 3 * vocab:
-            raise Finding(f'vocab_size={vocab}: {used} parameters besides the zero pos_emb; the '
-                          f'budget is 3 * vocab_size = {3 * vocab}')
-        _repeats_last(params, vocab, seed=vocab)
-    return Passed(f'vocab sizes {", ".join(map(str, REPEATER_SIZES))}: 0 layers, zero pos_emb, '
-                  f'<= 3 * vocab_size other parameters (counted on the arrays as given, lists '
-                  f'included); every token is repeated (one prompt per token decides it, since '
-                  f'nothing else reaches the output), also over 2 * block_size decoding steps '
-                  f'(at most 32)')
+            raise Finding(f'{name}: {used} parameters besides the zero pos_emb; the budget is '
+                          f'3 * vocab_size = {3 * vocab}')
+        _repeats_last(params, vocab, name, rng)
+    return Passed(f'{SIZES_SEEN}: 0 layers, zero pos_emb, <= 3 * vocab_size other parameters '
+                  f'(counted on the arrays as given, lists included); every token is repeated '
+                  f'(one prompt per token decides it, since nothing else reaches the output), '
+                  f'also over 2 * block_size decoding steps (at most 32)')
 
 
 @checker('2.2')
@@ -162,86 +181,30 @@ def check_2_2(answer):
     """``(build_repeater, hello_world)``: <= V non-zeros, and Hello World with <= V + B."""
     if not (isinstance(answer, (tuple, list)) and len(answer) == 2):
         raise Finding('expected a pair (your repeater builder, your Hello World params); got '
-                      f'{type(answer).__name__}')
+                      f'{toolkit.describe(answer)}')
     build, hello = answer
     params, tok = _program_and_tokenizer(hello, HELLO_WORLD)
     _expect_message(params, tok, HELLO_WORLD)
-    measured = guard.budget(params, what='your Hello World', non_zero=VOCAB + BLOCK)
-    totals = []
-    for vocab in REPEATER_SIZES:
-        repeater = _repeater(build, vocab, 'your repeater builder', non_zero=vocab)
-        _repeats_last(repeater, vocab, seed=100 + vocab)
-        totals.append(count_params(repeater)['n_params'])
-    sizes = dict(zip(REPEATER_SIZES, totals))
-    return Passed(f'repeater at vocab sizes {", ".join(map(str, REPEATER_SIZES))} with <= '
-                  f'vocab_size non-zeros (your totals, zeros included: {sizes[11]:,} at 11, '
-                  f'{sizes[1000]:,} at 1000); Hello World printed with {measured["non_zero"]} '
-                  f'non-zeros (budget {VOCAB} + {BLOCK} = {VOCAB + BLOCK}; your total: '
-                  f'{count_params(params)["n_params"]:,} parameters); counted on the arrays as '
-                  f'given, lists included')
+    measured = toolkit.budget(params, what='your Hello World', non_zero=VOCAB + BLOCK)
+    rng = toolkit.fresh_rng()
+    totals = {}
+    for vocab, name in _sizes(rng):
+        repeater = _repeater(build, vocab, name, 'your repeater builder', non_zero=vocab)
+        _repeats_last(repeater, vocab, name, rng)
+        totals[vocab] = count_params(repeater)['n_params']
+    return Passed(f'repeater at {SIZES_SEEN}, with <= vocab_size non-zeros (your totals, zeros '
+                  f'included: {totals[11]:,} at 11, {totals[1000]:,} at 1000); Hello World '
+                  f'printed with {measured["non_zero"]} non-zeros (budget {VOCAB} + {BLOCK} = '
+                  f'{VOCAB + BLOCK}; your total: {count_params(params)["n_params"]:,} '
+                  f'parameters); counted on the arrays as given, lists included')
 
 
 # ----------------------------------------------------------------------------- 2.3 (harness only)
 
-def hello_world_loss_and_grad(tok_emb, pos_emb, inputs, targets):
-    """Cross-entropy of a tied 0-layer model and its gradients for tok_emb and pos_emb.
-
-    The logits and the residual stream come from the one forward pass; the
-    backward pass goes by hand through the tied output and the final layer norm.
-    """
-    record = []
-    logits = forward(inputs, tok_emb, pos_emb, tok_emb, [], {}, record=record)
-    x = record[-1]['final']                           # the stream before the final layer norm
-    y = layer_norm(x)
-    xc = x - x.mean(-1, keepdims=True)
-    s = np.sqrt((xc ** 2).mean(-1, keepdims=True))
-    r = s + 1e-10                                     # the book's epsilon, on the std
-    probs = softmax(logits)
-    n, d = y.shape
-    loss = -np.log(probs[np.arange(n), targets] + 1e-300).mean()
-    dz = probs.copy()
-    dz[np.arange(n), targets] -= 1
-    dz /= n
-    d_tok = dz.T @ y                                   # through the tied output embedding
-    dy = dz @ tok_emb
-    dr = -(dy * xc).sum(-1, keepdims=True) / r ** 2
-    dxc = dy / r + dr * xc / (d * s)
-    dx = dxc - dxc.mean(-1, keepdims=True)
-    d_pos = np.zeros_like(pos_emb)
-    d_pos[:n] = dx
-    np.add.at(d_tok, inputs, dx)
-    return loss, d_tok, d_pos
-
-
-def train_hello_world(d_model=3, steps=1500, lr=0.05, rng=None, message=HELLO_WORLD):
-    """Train a tied 0-layer model with Adam to print ``message`` (message tokenizer).
-
-    Returns ``(params, tokenizer, losses)``.  A harness for puzzle 2.3: change the
-    sizes, the optimiser or the initialisation and see what still learns.
-    """
-    rng = rng if rng is not None else np.random.default_rng(0)
-    tok = message_tokenizer(message)
-    targets = hello_world_targets(message, tok)
-    inputs = np.concatenate([[tok['<bos>']], targets[:-1]])
-    vocab = max(tok.values()) + 1
-    weights = [rng.normal(scale=0.5, size=(vocab, d_model)),
-               rng.normal(scale=0.5, size=(len(targets), d_model))]
-    m = [np.zeros_like(w) for w in weights]
-    v = [np.zeros_like(w) for w in weights]
-    losses = []
-    for step in range(1, steps + 1):
-        loss, *grads = hello_world_loss_and_grad(*weights, inputs, targets)
-        losses.append(loss)
-        for w, g, mi, vi in zip(weights, grads, m, v):
-            mi *= 0.9
-            mi += 0.1 * g
-            vi *= 0.999
-            vi += 0.001 * g ** 2
-            w -= lr * (mi / (1 - 0.9 ** step)) / (np.sqrt(vi / (1 - 0.999 ** step)) + 1e-8)
-    params = base_params(vocab, len(targets), d_model)
-    params['tok_emb'] = params['out_emb'] = weights[0]
-    params['pos_emb'] = weights[1]
-    return params, tok, np.array(losses)
+# The NumPy harness of 2.3 is the package's (one copy): ``taotp.hello_world.train_hello_world``
+# (hand-written gradients); ``taotp.exercises.training.train_hello_world_torch`` is PyTorch's.
+train_hello_world = hello_world.train_hello_world
+hello_world_loss_and_grad = hello_world.hello_world_loss_and_grad
 
 
 def trained_result(answer, message=HELLO_WORLD):
@@ -281,12 +244,23 @@ def check_2_5(answer):
     return _message_without_positions(answer, HELLO_WORLD)
 
 
-def _plain_number(answer):
-    """``answer`` as a float if it is a plain int or float (no subclass that redefines ==)."""
-    if type(answer) in (int, float) or (isinstance(answer, (np.integer, np.floating))
-                                         and type(answer).__module__ == 'numpy'):
-        return float(answer)
-    return None
+# 2.6: the digest of the answer, and of counts that come from a known slip, with a hint each
+# (``toolkit.digest('2.6', n)``); the hints never say what the answer is
+DIGEST_2_6 = '78dfe7ad3383fda48c96927efa5d50f8905ed3e5e1e86bb8e73b0127a28326ca'
+ASCII = (f'that counts the ASCII tokenizer\'s 256 symbols; the question uses the message '
+         f'tokenizer ({VOCAB} symbols, {BLOCK} positions)')
+SLIPS_2_6 = {
+    '2808fdd4b1e0b23c67277312232b93a14e5993cbcdec550f4ae2c695439c14aa':
+        'that is the layer-norm count (3 dimensions per row); RMSNorm does not centre: what '
+        'does that free?',
+    'dd01ed92485d09a66e14e0cefa4bd7409aecd514e261a5825726dc9d22c978e2':
+        'that gives each row one dimension; RMSNorm of a single number is its sign (+1 or -1), '
+        'so only two symbols could be told apart',
+    '3bcb5b004433660b9f3f15cff92a6cbae94d5ac29eca2b0d45080b1c84611f69': ASCII,
+    'e71518621bddb5a990dbb92a071aa3c3c6e6cc8c0acc40db82984bd5de24397a': ASCII,
+}
+HINT_2_6 = (f'count the entries of tok_emb and pos_emb (out_emb is tied, layer norms are not '
+            f'counted) at the smallest d_model that keeps {VOCAB} symbols apart under RMSNorm')
 
 
 @checker('2.6')
@@ -295,34 +269,29 @@ def check_2_6(answer):
     if isinstance(answer, (dict, tuple, list)):
         params, tok = _program_and_tokenizer(answer, HELLO_WORLD)
         _expect_message(params, tok, HELLO_WORLD, norm='rms')
-        n = guard.budget(params, what='your RMSNorm Hello World', params=None)['params']
-        d = params['tok_emb'].shape[1]
-        if n > 2 * (VOCAB + BLOCK):
-            raise Finding(f'your program prints Hello World under RMSNorm (norm="rms") but has '
-                          f'{n:,} parameters (d_model {d}); the question is the smallest count '
-                          f'RMSNorm allows: how many dimensions does a tied 0-layer model need '
-                          f'when the norm does not centre?')
+        n = count_params(params)['n_params']
+        vocab, d = params['tok_emb'].shape
+        if not toolkit.same_digest('2.6', n, DIGEST_2_6):
+            shape = (f'the question counts with the message tokenizer ({VOCAB} symbols, '
+                     f'{BLOCK} positions)' if (vocab, len(params['pos_emb'])) != (VOCAB, BLOCK)
+                     else 'how many dimensions does a tied 0-layer model need when the norm '
+                          'does not centre?')
+            raise Finding(f'your program prints Hello World under RMSNorm (norm="rms") with '
+                          f'{n:,} parameters ({vocab} tokens, {len(params["pos_emb"])} '
+                          f'positions, d_model {d}), which is not the smallest count RMSNorm '
+                          f'allows; {shape}')
         return Passed(f'prints Hello World under RMSNorm (norm="rms") with {n} parameters '
-                      f'(d_model {d}; counted on the arrays as given, lists included)')
-    number = _plain_number(answer)
-    if number is None:
+                      f'(d_model {d}; counted on the arrays as given, lists included), the '
+                      f'smallest count (compared with a salted digest of it)')
+    if not isinstance(answer, (int, float)) or isinstance(answer, bool):
         raise Finding(f'expected a number of parameters (a plain int), or a params dict; got '
-                      f'{type(answer).__name__}')
-    if number == 2 * (VOCAB + BLOCK):
-        return Passed('48 = 2 * (13 + 11): RMSNorm does not centre, so the 2-D circle of radius '
-                      'sqrt(2) is fixed and 2 dimensions suffice')
-    if number in (2 * (BLOCK + 256), 3 * (BLOCK + 256)):
-        raise Finding(f'{answer} counts the ASCII tokenizer\'s 256 symbols; the question uses '
-                      f'the message tokenizer ({VOCAB} symbols, {BLOCK} positions)')
-    if number == 3 * (VOCAB + BLOCK):
-        raise Finding('72 is the layer-norm count (3 dimensions per row); RMSNorm does not '
-                      'centre: what does that free?')
-    if number == VOCAB + BLOCK:
-        raise Finding('24 gives each row one dimension; RMSNorm of a single number is its sign '
-                      '(+1 or -1), so only two symbols could be told apart')
-    raise Finding(f'{answer} is not it: count the entries of tok_emb and pos_emb (out_emb is '
-                  f'tied, layer norms are not counted) at the smallest d_model that keeps '
-                  f'{VOCAB} symbols apart under RMSNorm')
+                      f'{toolkit.describe(answer)}')
+    code = toolkit.digest('2.6', answer)
+    if code == DIGEST_2_6:
+        return Passed(f'{toolkit.canonical(answer)} parameters: the smallest Hello World under '
+                      f'RMSNorm with the message tokenizer ({VOCAB} symbols, {BLOCK} positions; '
+                      f'compared with a salted digest of the answer)')
+    raise Finding(f'{toolkit.canonical(answer)} is not it: {SLIPS_2_6.get(code, HINT_2_6)}')
 
 
 @checker('2.7')

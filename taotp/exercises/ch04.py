@@ -1,46 +1,23 @@
 """Checkers for Chapter 4, Search.
 
-Program answers are builders ``build(vocab_size, block_size, prefix_len) -> params``;
-the checkers call them at a few sizes and compare the last prediction (from
-``taotp.last_token_argmax``, the one engine's last-position path) with
-``taotp.search.search_reference``.  An input is *defined* when its query (the last
-``prefix_len`` tokens) occurs exactly once earlier and shares no token with the
-first ``prefix_len`` tokens, so that what a construction does at positions
-without a full key never matters.  Each size is tried on seeded random inputs of
-the full length and of shorter lengths, plus hand-placed boundary inputs: the
-match as early and as late as it can be, a query of one repeated token, the
-first and last tokens of the vocabulary, and (for the exact puzzles) many near
-misses that differ from the query in one token.
-
-Two helpers here are shared by the checkers of Chapters 5 and 6:
-
-* ``frozen(params)``: the submission read once into plain dicts, lists and
-  float64 arrays; everything a checker measures and runs is that copy.
-* ``submission_rng(base, *values)``: the random inputs are drawn with a seed
-  mixed from the submission itself, so they are deterministic for a given answer
-  but cannot be known before the answer is fixed (no answer can be tailored to
-  them).
+Program answers are builders ``build(vocab_size, block_size, prefix_len) -> params``, run at
+a few sizes; the last prediction (``last_token_argmax``) must be ``search_reference``'s.  An
+input is *defined* when its query (the last ``prefix_len`` tokens) occurs exactly once earlier
+and shares no token with the first ``prefix_len`` tokens (positions without a full key never
+matter).  Every check draws its inputs afresh (``search_inputs`` with a new seed): random ones
+of several lengths, hand-placed boundary ones, and sweeps of every token in every place of the
+query and of the match at every position.  A failure names the seed and the input's index,
+and what the program answered, never the expected token.
 """
-import hashlib
-from types import MappingProxyType
-
 import numpy as np
 
 from ..decoding import last_token_argmax
-from ..params import block_size, count_params
-from ..programs import CATALOGUE
+from ..params import count_params
 from ..search import build_search_transformer, random_search_inputs, search_reference
-from . import guard
+from . import toolkit
 from .registry import Puzzle, checker
-from .result import Finding, Passed
+from .toolkit import Finding, Passed
 
-
-# ----------------------------------------------------------------------------- shared helpers
-
-frozen, submission_rng = guard.frozen, guard.submission_rng   # (also used by Ch. 5, 6, 12)
-
-
-# ----------------------------------------------------------------------------- inputs
 
 def _defined(x, L):
     x = [int(t) for t in x]
@@ -48,10 +25,8 @@ def _defined(x, L):
 
 
 def search_cases(seed, n, vocab_size, block_size, prefix_len):
-    """Seeded inputs (n, block_size) with a unique query that avoids the first prefix_len tokens.
-
-    ``seed`` is an int or a ``numpy.random.Generator``.
-    """
+    """(inputs (n, block_size), answers) drawn from ``seed`` (an int or a Generator), each with
+    a unique query that avoids the first prefix_len tokens."""
     rng = np.random.default_rng(seed)
     rows, answers = [], []
     while len(rows) < n:
@@ -63,26 +38,25 @@ def search_cases(seed, n, vocab_size, block_size, prefix_len):
     return np.array(rows[:n]), np.array(answers[:n])
 
 
-def _planted(rng, vocab, length, L, query, start, answer=None, near_misses=0):
-    """An input of ``length`` tokens: background, ``query`` + answer at ``start``, the query last.
-
-    The background avoids the query's tokens (so it cannot match by chance);
-    ``near_misses`` copies of the query with one token changed are planted too.
-    Returns None when the constraints leave no defined input.
-    """
+def _planted(rng, vocab, length, L, query, start, answer=None, near_misses=0, place=None):
+    """A defined input of ``length`` tokens (or None): a background free of the query's tokens,
+    ``query`` + answer at ``start``, the query last, and ``near_misses`` copies of the query
+    with one token changed (at ``place``, else anywhere), each followed by another token."""
     others = np.setdiff1d(np.arange(vocab), query)
-    if len(others) == 0:
+    free = [s for s in range(L, length - 2 * L) if s + L < start or s > start + L]
+    if len(others) == 0 or (near_misses and not free):
         return None
     for _ in range(50):
         x = rng.choice(others, size=length)
-        for _ in range(near_misses):
-            s = int(rng.integers(L, length - 2 * L))
-            near = np.array(query)
-            j = int(rng.integers(0, L))
-            near[j] = rng.choice(np.setdiff1d(np.arange(vocab), [query[j]]))
-            x[s:s + L] = near
         x[start:start + L] = query
         x[start + L] = rng.integers(0, vocab) if answer is None else answer
+        for _ in range(near_misses):
+            s = int(rng.choice(free))
+            j = int(rng.integers(0, L)) if place is None else place
+            x[s:s + L] = query
+            x[s + j] = rng.choice(np.setdiff1d(np.arange(vocab), [query[j]]))
+            x[s + L] = rng.choice(np.setdiff1d(others, [x[start + L]])) \
+                if len(others) > 1 else x[s + L]
         x[length - L:] = query
         if _defined(x, L):
             return x
@@ -90,91 +64,110 @@ def _planted(rng, vocab, length, L, query, start, answer=None, near_misses=0):
 
 
 def boundary_cases(rng, vocab, length, L, adversarial=True):
-    """Hand-placed defined inputs of ``length`` tokens, each with a label.
-
-    ``adversarial`` adds the two inputs that defeat approximate (hashed) matching:
-    many near misses, and a query alternating the first and last tokens of the
-    vocabulary (neighbours on the token circle), whose shifted copies almost match.
-    """
-    cases = []
+    """Hand-placed defined inputs of ``length`` tokens, as (label, input).  ``adversarial`` adds
+    those that defeat approximate (hashed) matching: near misses, one in each place of the
+    query, and a query alternating the first and last tokens (neighbours on the token circle)."""
     top = vocab - 1
     q = rng.choice(vocab, size=L, replace=vocab < L)
     ends = q.copy()
     ends[0], ends[-1] = 0, top
     anywhere = lambda: int(rng.integers(L, length - 2 * L))
-    specs = [
+    specs = [   # label, query, start of the match, answer, near misses (, their place)
         ('the match right after the first prefix_len tokens', q, L, None, 0),
         ('the match right before the query', q, length - 2 * L - 1, None, 0),
         ('a query of one repeated token', np.full(L, q[0]), anywhere(), None, 0),
         ('a query holding the first and last tokens of the vocabulary', ends, anywhere(), top, 0),
-        ('the answer token equal to the query\'s first token', q, anywhere(), q[0], 0),
-    ]
+        ('the answer token equal to the query\'s first token', q, anywhere(), q[0], 0)]
     if adversarial:
         specs += [('many near misses (the query with one token changed)', q, anywhere(), None,
                    max(2, length // (3 * L))),
                   ('a query alternating the first and last tokens of the vocabulary',
                    np.resize([0, top], L), anywhere(), 0, 0)]
-    for label, query, start, answer, near in specs:
-        x = _planted(rng, vocab, length, L, np.asarray(query), start, answer, near)
-        if x is not None:
-            cases.append((label, x))
-    return cases
+        specs += [(f'a near miss that differs from the query in place {j} only', q, L, None, 1,
+                   j) for j in range(L)]
+    planted = [(label, _planted(rng, vocab, length, L, np.asarray(query), *rest))
+               for label, query, *rest in specs]
+    return [(label, x) for label, x in planted if x is not None]
 
 
-def _inputs(rng, sizes, n_random, adversarial=True):
-    """Groups of equal-length inputs: [(label, X (n, length), want (n,))]."""
+def sweep_cases(rng, vocab, block, L, tokens=True):
+    """Defined inputs with the match at every position of a full-length input and (``tokens``)
+    every token in every place of the query and right after its earlier copy (independent
+    permutations, one per place; short inputs of 3 L + 2 tokens)."""
+    short = min(block, 3 * L + 2)
+    orders = [rng.permutation(vocab) for _ in range(L + 1)]
+    planted = [(f'every token in every place ({short} tokens)',
+                _planted(rng, vocab, short, L, np.array([order[i] for order in orders[:L]]),
+                         L + i % (short - 3 * L), orders[L][i]))
+               for i in range(vocab if tokens else 0)]
+    planted += [(f'the match at every position ({block} tokens)',
+                 _planted(rng, vocab, block, L, rng.choice(vocab, size=L), start))
+                for start in range(L, block - 2 * L)]
+    return [(label, x) for label, x in planted if x is not None]
+
+
+def search_inputs(seed, sizes, n_random, adversarial=True):
+    """The inputs one check tries at ``sizes`` = (vocab, block, prefix_len), drawn from ``seed``:
+    a list of (label, input) with defined answers.  ``adversarial=False`` (for approximate
+    programs, 4.5) leaves out the near misses and the sweep of every token in every place."""
     vocab, block, L = sizes
-    groups = []
+    rng = np.random.default_rng(seed)
+    cases = []
     shortest = 3 * L + 1                       # first L tokens, the match and its answer, query
-    lengths = sorted({block, max(shortest, block // 2), max(shortest, (3 * block) // 4)})
-    for length in lengths:
-        n = n_random if length == block else max(10, n_random // 4)
-        X, want = search_cases(rng, n, vocab, length, L)
-        groups.append((f'a random input of {length} tokens', X, want))
+    for length in sorted({block, max(shortest, block // 2), max(shortest, (3 * block) // 4)}):
+        X, _ = search_cases(rng, n_random if length == block else max(10, n_random // 4),
+                            vocab, length, L)
+        cases += [(f'a random input of {length} tokens', x) for x in X]
     for length in sorted({block, shortest + L}):
-        if length < shortest or length > block:
-            continue
-        for label, x in boundary_cases(rng, vocab, length, L, adversarial):
-            groups.append((f'{label} ({length} tokens)', x[None],
-                           np.array([search_reference(x, L)])))
-    return groups
+        if shortest <= length <= block:
+            cases += [(f'{label} ({length} tokens)', x)
+                      for label, x in boundary_cases(rng, vocab, length, L, adversarial)]
+    return cases + sweep_cases(rng, vocab, block, L, tokens=adversarial)
 
 
-def _build(build, sizes, what='your builder'):
-    vocab, block, L = sizes
-    params = guard.call(build, vocab, block, L, what=what,
-                        on=f'vocab_size={vocab}, block_size={block}, prefix_len={L}')
-    params = frozen(params, what=f'your params for {sizes}')
-    if len(params['tok_emb']) < vocab:
-        raise Finding(f'{sizes}: tok_emb has {len(params["tok_emb"])} rows; expected at least '
-                      f'vocab_size = {vocab}')
-    if block_size(params) < block:
-        raise Finding(f'{sizes}: pos_emb has {block_size(params)} rows, fewer than block_size = '
-                      f'{block}')
+# ----------------------------------------------------------------------------- judging programs
+
+def _build(build, sizes, **limits):
+    """The program ``build`` returns at ``sizes``, within ``limits``, with room for them."""
+    params = toolkit.built(build, *sizes, on='vocab_size={}, block_size={}, prefix_len={}'
+                           .format(*sizes), **limits)
+    toolkit.room(params, *sizes[:2], on=sizes)
     return params
 
 
-def _accuracy(params, sizes, groups, need=1.0, post_ln=False):
-    """Share of all inputs answered right; a Finding names the first wrong one if below need."""
-    wrong, total, first = 0, 0, None
-    for label, X, want in groups:
-        got = guard.run_program(lambda: last_token_argmax(X, params, post_ln=post_ln),
-                                what='your program')
-        bad = np.flatnonzero(got != want)
-        wrong, total = wrong + len(bad), total + len(X)
-        if len(bad) and first is None:
-            i = int(bad[0])
-            first = (label, X[i], int(want[i]), int(got[i]))
-    if total and (total - wrong) / total < need:
-        label, x, want, got = first
-        L = sizes[2]
-        raise Finding(f'{sizes}: {wrong} of {total} inputs wrong (needed {need:.0%} right); '
-                      f'first: {label}, ending in the query {x[-L:].tolist()}: expected {want}, '
-                      f'got {got}', x.tolist())
-    return (total - wrong) / total, total
+def _judge(params, sizes, n_random, need=1.0, post_ln=False, adversarial=True):
+    """Run every input of a fresh ``search_inputs``; a Finding names a wrong one (never its
+    answer) when fewer than ``need`` are right."""
+    seed = toolkit.fresh_seed()
+    cases = search_inputs(seed, sizes, n_random, adversarial)
+    got = np.full(len(cases), -1)
+    for length in sorted({len(x) for _, x in cases}):
+        idx = [i for i, (_, x) in enumerate(cases) if len(x) == length]
+        X = np.array([cases[i][1] for i in idx])
+        got[idx] = toolkit.run_program(lambda: last_token_argmax(X, params, post_ln=post_ln),
+                                       on=f'inputs of {length} tokens')
+    want = np.array([search_reference(x, sizes[2]) for _, x in cases])
+    everything = np.ones(len(cases), dtype=bool)       # one pool: the share is over all inputs
+    for family, name in ((everything, 'random and hand-placed inputs'),):
+        bad = np.flatnonzero((got != want) & family)
+        if len(bad) > (1 - need) * family.sum():
+            i, L = int(bad[0]), sizes[2]
+            label, x = cases[i]
+            where = next(s for s in range(len(x) - L) if list(x[s:s + L]) == list(x[-L:]))
+            share = '' if need == 1 else (f'{1 - len(bad) / family.sum():.1%} of this check\'s '
+                                          f'{family.sum()} {name} right, needed {need:.0%}; one '
+                                          f'it missed: ')
+            rebuild = f'{seed}, {sizes}, {n_random}{"" if adversarial else ", adversarial=False"}'
+            raise toolkit.wrong(f'{sizes}: {share}input {i} of ch04.search_inputs({rebuild}) '
+                                f'({label}, query {x[-L:].tolist()})', int(got[i]),
+                                f'its earlier copy is at position {where}, and the answer is '
+                                f'the token right after that copy', x.tolist())
 
 
-SEED_NOTE = 'random inputs drawn with a seed taken from your program'
+SWEEP = ('random inputs of full and shorter length, the match at both ends, repeated and '
+         'extreme tokens, {}every token in every place of the query and after it, the match at '
+         'every position, all drawn afresh')
+NEAR = 'near misses in every place of the query, a query alternating the first and last tokens, '
 
 
 # ----------------------------------------------------------------------------- 4.2
@@ -185,180 +178,154 @@ SIZES_4_2 = ((10, 40, 2), (10, 40, 3), (30, 60, 3), (16, 64, 4))
 @checker('4.2')
 def check_4_2(build):
     """``build(vocab_size, block_size, prefix_len)`` that searches on a PostLN transformer."""
-    total = 0
-    for s in SIZES_4_2:
-        params = _build(build, s)
-        _, n = _accuracy(params, s, _inputs(submission_rng(42, params), s, 80), post_ln=True)
-        total += n
-    return Passed(f'exact on {total} defined inputs under the PostLN forward pass (norm after '
-                  f'each residual add) at (vocab, block, prefix) = '
-                  f'{", ".join(map(str, SIZES_4_2))}: full-length and shorter inputs, the match '
-                  f'at both ends, repeated and extreme tokens, near misses, a query alternating '
-                  f'the first and last tokens; {SEED_NOTE}')
+    for sizes in SIZES_4_2:
+        _judge(_build(build, sizes), sizes, 60, post_ln=True)
+    return Passed(f'exact under the PostLN forward pass (norm after each residual add) at '
+                  f'(vocab, block, prefix) = {", ".join(map(str, SIZES_4_2))}: '
+                  + SWEEP.format(NEAR))
 
 
 # ----------------------------------------------------------------------------- 4.3
 
-def _fixed_tables():
-    rng = np.random.default_rng(43)
+def lookup_tables():
+    """The tables 4.3 always tries (shown in the exercise notebook): (name, keys, values, vocab)."""
     xor = ([[0, 0], [0, 1], [1, 0], [1, 1]], [0, 1, 1, 0], 2)
-    grid = ([[a, b] for a in range(3) for b in range(3)], rng.integers(0, 3, 9).tolist(), 3)
-    keys = set()
-    while len(keys) < 12:
-        keys.add(tuple(rng.integers(0, 10, 3).tolist()))
-    rand = ([list(k) for k in sorted(keys)], rng.integers(0, 10, 12).tolist(), 10)
-    single = ([[0], [1], [2], [3]], [3, 3, 0, 1], 4)
+    grid = ([[a, b] for a in range(3) for b in range(3)], [2, 0, 1, 1, 2, 0, 0, 0, 2], 3)
+    rand = ([[0, 4, 9], [1, 1, 3], [2, 7, 7], [3, 0, 5], [4, 4, 4], [5, 9, 1], [6, 2, 8],
+             [7, 5, 0], [8, 8, 2], [9, 3, 6], [9, 6, 3], [0, 0, 0]],
+            [3, 8, 0, 6, 2, 9, 1, 7, 4, 5, 5, 2], 10)
     binary = ([[(k >> i) & 1 for i in (3, 2, 1, 0)] for k in range(16)],
               [bin(k).count('1') % 2 for k in range(16)], 2)
-    repeats = ([[1, 1, 1], [1, 1, 2], [2, 1, 1], [1, 2, 1], [2, 2, 2]], [1, 1, 2, 2, 0], 3)
     return [('XOR table', *xor), ('all 9 keys of length 2 over 3 symbols', *grid),
-            ('random table, 12 keys of length 3 over 10 symbols', *rand),
-            ('keys of length 1', *single), ('all 16 binary keys of length 4 (parity)', *binary),
-            ('keys of repeated tokens, values equal to key tokens', *repeats),
+            ('a table of 12 keys of length 3 over 10 symbols', *rand),
+            ('keys of length 1', [[0], [1], [2], [3]], [3, 3, 0, 1], 4),
+            ('all 16 binary keys of length 4 (parity)', *binary),
+            ('keys of repeated tokens, values equal to key tokens',
+             [[1, 1, 1], [1, 1, 2], [2, 1, 1], [1, 2, 1], [2, 2, 2]], [1, 1, 2, 2, 2], 3),
             ('a table of one entry', [[4, 2]], [7], 8)]
 
 
-def _random_table(rng, n, key_len, vocab):
-    keys = set()
-    while len(keys) < n:
-        keys.add(tuple(rng.integers(0, vocab, key_len).tolist()))
-    return [list(k) for k in sorted(keys)], rng.integers(0, vocab, n).tolist(), vocab
+def random_tables(seed):
+    """The two tables one 4.3 check draws from ``seed`` (hidden: new on every check)."""
+    rng, tables = np.random.default_rng(seed), []
+    for number, (n, key_len, vocab) in enumerate(((20, 2, 50), (6, 5, 4)), 1):
+        keys = set()
+        while len(keys) < n:
+            keys.add(tuple(rng.integers(0, vocab, key_len).tolist()))
+        tables.append((f'random table {number} of ch04.random_tables({seed}) ({n} keys of length '
+                       f'{key_len} over {vocab} symbols)', [list(k) for k in sorted(keys)],
+                       rng.integers(0, vocab, n).tolist(), vocab))
+    return tables
 
 
-def _prompt(make_prompt, ks, vs, key, vocab):
-    out = guard.call(make_prompt, [list(k) for k in ks], list(vs), list(key), vocab,
-                     what='your make_prompt', on=f'key {list(key)}')
-    if not isinstance(out, (tuple, list)):
-        raise Finding('make_prompt must return (prompt, prefix_len); got '
-                      f'{type(out).__name__}')
-    out = list(out)
-    if len(out) != 2:
-        raise Finding(f'make_prompt must return (prompt, prefix_len); got {len(out)} values')
-    prompt = guard.array(out[0], what='the prompt', integer=True)
-    if prompt.ndim != 1 or len(prompt) < 2:
-        raise Finding(f'the prompt must be a 1-D list of token ids; got shape {prompt.shape}')
-    if prompt.min() < 0 or prompt.max() > vocab:
-        raise Finding(f'prompt ids must lie in 0..{vocab} (vocab_size plus one extra id); got '
-                      f'{int(prompt.min())}..{int(prompt.max())}')
-    L = out[1]
-    if isinstance(L, bool) or not isinstance(L, (int, np.integer)) or not 2 <= L <= len(prompt) - 2:
-        raise Finding(f'prefix_len must be an int from 2 to len(prompt) - 2; got {L!r}')
-    return prompt, int(L)
+MAX_PROMPT = 2000      # tokens: Search runs at block_size = len(prompt)
+
+
+def _prompt(make_prompt, ks, vs, key, vocab, name):
+    """``make_prompt``'s (prompt, prefix_len) for ``key`` of table ``name``, validated."""
+    on = f'{name}, key {list(key)}'
+    out = toolkit.call(make_prompt, [list(k) for k in ks], list(vs), list(key), vocab,
+                       what='your make_prompt', on=on)
+    out = toolkit.parts(out, 2, f'{on}: make_prompt must return (prompt, prefix_len)')
+    prompt, L = toolkit.tokens(out[0], what=f'{on}: the prompt'), out[1]
+    if not 2 <= len(prompt) <= MAX_PROMPT:
+        raise Finding(f'{on}: the prompt must have 2 to {MAX_PROMPT:,} tokens; got {len(prompt):,}')
+    if min(prompt) < 0 or max(prompt) > vocab:
+        raise Finding(f'{on}: prompt ids must lie in 0..{vocab} (vocab_size plus one extra id); '
+                      f'got {min(prompt)}..{max(prompt)}')
+    if isinstance(L, bool) or not isinstance(L, int) or not 2 <= L <= len(prompt) - 2:
+        raise Finding(f'{on}: prefix_len must be an int from 2 to len(prompt) - 2; got '
+                      f'{toolkit.short(L)}')
+    return prompt, L
 
 
 def _common_prefix(rows):
     n = min(len(r) for r in rows)
-    for i in range(n):
-        if len({int(r[i]) for r in rows}) > 1:
-            return i
-    return n
+    return next((i for i in range(n) if len({r[i] for r in rows}) > 1), n)
 
 
-def _value_variants(rng, vs, vocab):
-    """Other values for the same keys: shifted by one, redrawn at random, all equal."""
-    return [[(v + 1) % vocab for v in vs], rng.integers(0, vocab, len(vs)).tolist(),
-            [int(vs[0])] * len(vs)]
-
-
-def _lookups(make_prompt, name, ks, vs, vocab, rng):
-    """Every key of one table, with its values as given and three variants; returns the prompts.
-
-    The part of the prompts that changes from key to key, and prefix_len, must be
-    the same for every variant of the values.
-    """
-    first, prompts_seen = None, []
-    for values in [vs] + _value_variants(rng, vs, vocab):
-        prompts = [_prompt(make_prompt, ks, values, key, vocab) for key in ks]
+def _lookups(make_prompt, name, ks, vs, vocab, rng, visible):
+    """Every key of one table, with its values as given, shifted by one, redrawn and all
+    equal; the part of the prompts that changes from key to key, and prefix_len, must not
+    change with the values.  Returns the number of lookups."""
+    variants = [('', vs), (' with its values shifted by one', [(v + 1) % vocab for v in vs]),
+                (' with its values redrawn', rng.integers(0, vocab, len(vs)).tolist()),
+                (' with all values equal', [int(vs[0])] * len(vs))]
+    first = None
+    for how, values in variants:
+        table = f'{name}{how}' + (f' ({values})' if how and len(values) <= 16 else '')
+        prompts = [_prompt(make_prompt, ks, values, key, vocab, table) for key in ks]
         for (prompt, L), key, want in zip(prompts, ks, values):
             params = build_search_transformer(vocab + 1, len(prompt), L)
-            got = int(last_token_argmax(prompt[None], params)[0])
+            got = int(last_token_argmax(np.array([prompt]), params)[0])
             if got != want:
-                raise Finding(f'{name}, key {key}: Search on your prompt {prompt.tolist()} '
-                              f'(prefix_len {L}) answered {got}; expected the value {want}',
-                              prompt.tolist())
-        prompts_seen += [p.tolist() for p, _ in prompts]
+                on = f'{table}, key {key}: the book\'s Search on your prompt {prompt} ' \
+                     f'(prefix_len {L})'
+                if visible and not how:
+                    raise Finding(f'{on} answered {got}; expected the value {want}', prompt)
+                raise toolkit.wrong(on, got, 'Search answers the token after the one earlier '
+                                    'copy of the last prefix_len tokens', prompt)
         start = _common_prefix([p for p, _ in prompts])
-        signature = [(p[start:].tolist(), L) for p, L in prompts]
-        if first is None:
-            first = (values, signature)
-        elif signature != first[1]:
-            i = next(j for j in range(len(ks)) if signature[j] != first[1][j])
-            raise Finding(f'{name}, key {ks[i]}: the part of the prompt that changes from key to '
-                          f'key (or prefix_len) changed when only the table\'s values changed '
-                          f'({first[1][i]} with values {first[0]}, {signature[i]} with values '
-                          f'{values}); it must depend on the key alone, the answer has to come '
-                          f'from the table part')
-    return prompts_seen
+        signature = [(p[start:], L) for p, L in prompts]
+        first = first or signature
+        if signature != first:
+            i = next(j for j in range(len(ks)) if signature[j] != first[j])
+            raise Finding(f'{table}, key {ks[i]}: the part of the prompt that changes from key '
+                          f'to key (or prefix_len) is {signature[i]}, but {first[i]} with the '
+                          f'values as given; it must depend on the key alone, the answer has '
+                          f'to come from the table part')
+    return len(variants) * len(ks)
 
 
 @checker('4.3')
 def check_4_3(make_prompt):
     """``make_prompt(keys, values, key, vocab_size) -> (prompt, prefix_len)`` + Search = lookup."""
-    tables, seen = _fixed_tables(), []
-    for k, (name, ks, vs, vocab) in enumerate(tables):
-        seen += _lookups(make_prompt, name, ks, vs, vocab, np.random.default_rng(4300 + k))
-    rng = submission_rng(43, seen)           # two more tables, drawn after your fixed answers
-    extra = [('a random table of 20 keys of length 2 over 50 symbols',
-              *_random_table(rng, 20, 2, 50)),
-             ('a random table of 6 keys of length 5 over 4 symbols', *_random_table(rng, 6, 5, 4))]
-    for k, (name, ks, vs, vocab) in enumerate(extra):
-        seen += _lookups(make_prompt, name, ks, vs, vocab, rng)
-    return Passed(f'{len(seen)} lookups right over {len(tables) + len(extra)} tables (XOR, all 9 '
-                  f'two-token keys over 3 symbols, 16 binary keys, repeated-token keys, one-token '
-                  f'keys, a one-entry table, three random tables), each with its values as given, '
-                  f'shifted, redrawn and all equal; the per-key part of each prompt and '
-                  f'prefix_len depend on the key alone')
+    rng = toolkit.fresh_rng()
+    count = sum(_lookups(make_prompt, *table, rng, True) for table in lookup_tables())
+    count += sum(_lookups(make_prompt, *table, rng, False)
+                 for table in random_tables(toolkit.fresh_seed()))
+    return Passed(f'{count} lookups right over the 7 tables of ch04.lookup_tables() and 2 random '
+                  f'tables drawn for this check, each with its values as given, shifted by one, '
+                  f'redrawn and all equal; the per-key part of each prompt and prefix_len depend '
+                  f'on the key alone')
 
 
 # ----------------------------------------------------------------------------- 4.4 and 4.5
 
 SIZES_4_4 = ((10, 100, 3), (1000, 100, 10), (16, 64, 2))
-
-
-def _search_sizes_check(build, need, limits, adversarial, n_random=250):
-    results = []
-    for s in SIZES_4_4:
-        params = _build(build, s)
-        measured = guard.budget(params, what=f'your program for {s}', **limits(s))
-        total = count_params(params)['n_params']
-        d = params['tok_emb'].shape[1]
-        acc, n = _accuracy(params, s, _inputs(submission_rng(44, params), s, n_random,
-                                              adversarial), need=need)
-        results.append((s, d, total, acc, n, measured))
-    return results
+RANDOM_4_4 = 40       # random inputs of the full length per size (the sweeps add up to 1,070)
+RANDOM_4_5 = 200      # with 100 shorter ones: enough to tell 99.9 % (the reference) from 99 %
 
 
 @checker('4.4')
 def check_4_4(build):
     """Search with fewer than 3 dimensions per stored token: d_model < 3 * (prefix_len + 1)."""
-    res = _search_sizes_check(build, 1.0, lambda s: {'d_model': 3 * (s[2] + 1) - 1}, True)
-    return Passed('exact on every input, with d_model below 3 * (prefix_len + 1): ' + '; '.join(
-        f'{s}: d_model {d} (book {3 * (s[2] + 1)}), {total:,} parameters, {n} inputs'
-        for s, d, total, _, n, _ in res) + f' (full-length and shorter inputs, the match at '
-        f'both ends, repeated and extreme tokens, near misses, a query alternating the first and '
-        f'last tokens; {SEED_NOTE})')
-
-
-def _book_total(sizes):
-    return count_params(build_search_transformer(*sizes))['n_params']
-
-
-# the book's totals at the sizes 4.4 and 4.5 try (the first two are the catalogue's numbers)
-BOOK_TOTALS = MappingProxyType({(10, 100, 3): CATALOGUE['search-10'].source_total,
-                                (1000, 100, 10): CATALOGUE['search-1000'].source_total,
-                                (16, 64, 2): _book_total((16, 64, 2))})   # read-only
+    found = []
+    for sizes in SIZES_4_4:
+        params = _build(build, sizes, d_model=3 * (sizes[2] + 1) - 1)
+        _judge(params, sizes, RANDOM_4_4)
+        found.append(f'{sizes}: d_model {params["tok_emb"].shape[1]} (book '
+                     f'{3 * (sizes[2] + 1)}), {count_params(params)["n_params"]:,} parameters')
+    return Passed('exact on every input, with d_model below 3 * (prefix_len + 1): '
+                  + '; '.join(found) + f' ({SWEEP.format(NEAR)})')
 
 
 @checker('4.5')
 def check_4_5(build):
     """Hashed keys: at least 99 % right with fewer parameters than the book's construction."""
-    res = _search_sizes_check(build, 0.99, lambda s: {'params': BOOK_TOTALS[s] - 1}, False)
-    return Passed('>= 99 % right with fewer parameters than the book (counted on your arrays): '
-                  + '; '.join(f'{s}: {acc:.1%} of {n} inputs right, {total:,} parameters '
-                              f'(book {BOOK_TOTALS[s]:,})' for s, d, total, acc, n, _ in res)
-                  + f' (random inputs of full and shorter length, the match at both ends, repeated '
-                  f'and extreme tokens; no near misses, which hashing may confuse; {SEED_NOTE}; '
-                  f'the checker sees sizes and accuracy, not whether the keys are hashed)')
+    found = []
+    for sizes in SIZES_4_4:
+        book = count_params(build_search_transformer(*sizes))['n_params']
+        params = _build(build, sizes, params=book - 1)
+        _judge(params, sizes, RANDOM_4_5, need=0.99, adversarial=False)
+        found.append(f'{sizes}: {count_params(params)["n_params"]:,} parameters (book '
+                     f'{book:,})')
+    return Passed(f'>= 99 % right at every size, of {RANDOM_4_5} random full-length and '
+                  f'{2 * (RANDOM_4_5 // 4)} shorter inputs and of the hand-placed ones (the '
+                  f'match at both ends and at every position, repeated and extreme tokens; no '
+                  f'near misses, which hashing may confuse), all drawn afresh, with fewer '
+                  f'parameters than the book (counted on your arrays): ' + '; '.join(found)
+                  + '; the checker sees sizes and accuracy, not whether the keys are hashed')
 
 
 PUZZLES = [
@@ -371,5 +338,3 @@ PUZZLES = [
            budget='>= 99 % right, fewer parameters than the book'),
     Puzzle('4.6', 'Behaviour in the undefined cases (query twice; only a near match)', 'reflect'),
 ]
-
-__all__ = ['search_cases', 'boundary_cases', 'frozen', 'submission_rng', 'PUZZLES']

@@ -1,304 +1,337 @@
 """Checkers for the puzzles of Chapter 5, Min, Max and Sort.
 
-Programs are submitted as params dicts, read once into plain float64 arrays
-(``ch04.frozen``), and judged by greedy decoding for exactly as many steps as
-the answer has tokens, computed by the shared engine in one teacher-forced pass
-per group of inputs (``teacher_forced_argmax``).  Every stated budget is
-enforced on the submitted arrays with ``guard.budget``.  Each checker tries
-hand-made boundary inputs (shortest and longest, all equal, both ends of the
-range, powers of two, the crowded end) and a seeded random sweep whose seed is
-taken from the submitted program (``ch04.submission_rng``).
-
-Token conventions:
-
-* Sort (5.1, 5.4, 5.6): numbers are tokens, the input ends with the terminator
-  0, and the answer is the numbers before it in ascending order (one token
-  each; the terminator is not repeated).
-* Multi-token numbers (5.7): tokens 0-9 are digits, ``COMMA = 10`` separates
-  numbers and ``END = 11`` closes the list.  Numbers are written in base 10
-  without leading zeros ("0" itself is one digit), e.g. 42, 7, 100 is
-  ``[4, 2, 10, 7, 10, 1, 0, 0, 11]``.  The answer lists the same numbers in
-  ascending order in the same format, ``END`` included, so it has exactly as
-  many tokens as the input: ``[7, 10, 4, 2, 10, 1, 0, 0, 11]``.
+A Sort answer must print the sorted numbers by greedy decoding, judged in one teacher-forced
+pass per group of inputs; the first step that does not predict the next token is where greedy
+decoding goes wrong.  Each checker tries the *visible* cases of ``visible_cases(id)`` (a failure
+shows the expected token) and *hidden* ones drawn afresh on every check (a failure names the
+input, the step and what the program printed).  Sort inputs end with the terminator 0; in 5.7
+tokens 0-9 are digits, ``COMMA = 10`` separates numbers and ``END = 11`` closes the list, so
+42, 7, 100 is ``[4, 2, 10, 7, 10, 1, 0, 0, 11]`` and its answer ``[7, 10, 4, 2, 10, 1, 0, 0, 11]``.
+The package's own Sorts of Chapter 12 (``taotp.sort``) are recognised by the shape of their
+token table and refused.
 """
 import numpy as np
 
-from ..decoding import decode, last_token_argmax, teacher_forced_argmax
-from ..params import config
-from . import guard
-from .ch04 import frozen, submission_rng
+from ..decoding import last_token_argmax, teacher_forced_argmax
+from ..sort import code_length
+from ..sort.large_vocab import bits_embeddings
+from . import toolkit
 from .registry import Puzzle, checker
-from .result import Finding, Passed
-from .training import check_5_8
+from .toolkit import Finding, Passed
+from .training_checks import check_5_8
 
 COMMA, END = 10, 11
-SEED_NOTE = 'the random ones drawn with a seed taken from your program'
+
+_VISIBLE = {
+    '5.1': [('all numbers, decreasing', list(range(32, 0, -1))),
+            ('all numbers, increasing', list(range(1, 33))),
+            ('largest and smallest, alternating', [v for k in range(16) for v in (32 - k, 1 + k)]),
+            ('both ends, alternating', [32, 1, 31, 2]), ('the example', [5, 3, 9]),
+            ('powers of two', [16, 1, 8, 32, 2, 4]), ('the smallest number alone', [1]),
+            ('the largest number alone', [32])],
+    '5.4': [('neighbours in the middle and both ends', [500, 499, 501, 1, 999]),
+            ('30 small neighbours, decreasing', list(range(31, 1, -1))),
+            ('30 large neighbours, decreasing', list(range(999, 969, -1))),
+            ('powers of two', [64, 1, 512, 8, 256, 2, 128, 4, 32, 16]),
+            ('the smallest number alone', [1]), ('the largest number alone', [999])],
+    '5.6': [('the example', [5, 2, 5, 2]), ('two copies', [3, 3]),
+            ('three copies and a smaller number', [15, 15, 15, 1]), ('six copies', [1] * 6),
+            ('two numbers, three copies each', [2, 9, 2, 9, 9, 2]),
+            ('three numbers, two copies each', [15, 14, 15, 14, 1, 1]),
+            ('one number', [4]), ('twelve copies of one number', [8] * 12),
+            ('eleven copies and one smaller number', [15] * 11 + [1]),
+            ('eleven copies and one larger number', [1] * 11 + [15]),
+            ('twelve distinct numbers, decreasing', list(range(15, 3, -1))),
+            ('both ends, six copies each', [15, 1] * 6),
+            ('powers of two, three copies each', [8, 4, 2, 1] * 3)],
+    '5.7': [('the example', [42, 7, 100]), ('shared prefixes', [7, 70, 700, 71, 17]),
+            ('the ends', [0, 999]),
+            ('each a prefix of another', [1, 10, 100, 11, 101, 110, 111, 0]),
+            ('three widths', [100, 99, 10, 9, 1, 0]), ('the number 0 alone', [0]),
+            ('the largest number alone', [999]), ('the same digits', [120, 12, 102, 21, 201]),
+            ('powers of two', [512, 256, 128, 64, 32, 16, 8, 4]),
+            ('eight three-digit neighbours', [999, 998, 997, 996, 995, 994, 993, 992]),
+            ('runs of nines', [9, 99, 999, 98, 989, 8, 89, 899])],
+}
 
 
-def _shape(params):
-    cfg = config(params)
-    return cfg, cfg['vocab_size'], cfg['block_size']
+def visible_cases(puzzle_id):
+    """The cases ``puzzle_id`` always tries, as (label, numbers); the input is the numbers
+    followed by the terminator 0 (5.7: written with ``encode_numbers``)."""
+    return [(label, list(numbers)) for label, numbers in _VISIBLE.get(puzzle_id, [])]
 
 
-def _need(cond, message):
-    if not cond:
-        raise Finding(message)
+def encode_numbers(numbers):
+    """Token list of 5.7: base-10 digits, ``COMMA`` between numbers, ``END`` at the end."""
+    tokens = [t for value in numbers for t in [int(d) for d in str(int(value))] + [COMMA]]
+    return tokens[:-1] + [END] if tokens else []
 
 
-def _check_answers(params, prompts, answers, labels=None):
-    """Is greedy decoding of every prompt exactly its answer?  The first wrong one -> Finding.
+# ----------------------------------------------------------------------------- reading programs
 
-    Greedy decoding reproduces an answer exactly when, fed the answer so far, every
-    answer position predicts the next token; so one teacher-forced pass of the
-    shared engine per (prompt length, answer length) group decides every prompt.
-    A failure is then decoded for real, so the message shows what the program prints.
-    """
+def _program(params, vocab, vocab_why, block, block_why, **limits):
+    """(params, config) of a program with ``vocab`` tokens, ``block`` positions, in ``limits``."""
+    params = toolkit.program(params)
+    toolkit.room(params, vocab, vocab_why=f'({vocab_why})')
+    toolkit.budget(params, **limits)
+    return params, toolkit.room(params, block=block, block_why=f'({block_why})')
+
+
+def _shape(rows):
+    """Cosines between token rows as layer norm sees them, less what all rows share:
+    unchanged by rotations, scale, float32 and small perturbations."""
+    x = rows - rows.mean(axis=1, keepdims=True)
+    x = x - x.mean(axis=0)
+    x = x / np.maximum(np.linalg.norm(x, axis=1, keepdims=True), 1e-300)
+    return x @ x.T
+
+
+def _is_bits_sort(tok_emb, rows=200):
+    """Whether the numbers' rows are the balanced codes of ``taotp.sort``'s bits design."""
+    if len(tok_emb) <= rows:
+        return False
+    mine = _shape(tok_emb[1:rows + 1])
+    return any(np.abs(mine - _shape(bits_embeddings(np.arange(1, rows + 1), n))).max() < 0.05
+               for n in range(code_length(rows + 1), 32, 2))
+
+
+def _is_compact_sort(tok_emb, count=33):
+    """Whether the first ``count`` rows lie on one circle at the angles arctan(t0 r**t) of
+    ``taotp.sort``'s compact design, for some t0 and r (any rotation or reflection)."""
+    x = tok_emb[:count] - tok_emb[:count].mean(axis=1, keepdims=True)
+    _, s, vt = np.linalg.svd(x, full_matrices=False)
+    if len(s) < 2 or (len(s) > 2 and s[2] > 1e-4 * s[0]):
+        return False                                   # not one circle
+    plane = x @ vt[:2].T
+    delta = np.unwrap(np.arctan2(plane[:, 1], plane[:, 0]))
+    delta -= delta[0]
+    for d in (delta, -delta):
+        # a_t = a_0 + d_t and tan(a_t) = (t0 + tan d_t) / (1 - t0 tan d_t) with t0 = tan(a_0):
+        # a geometric tan(a_t) needs tan(a_1)^2 = t0 tan(a_2), a quartic in t0 (left = right)
+        T1, T2 = np.tan(d[1]), np.tan(d[2])
+        left = np.polymul(np.polymul([1, T1], [1, T1]), [-T2, 1])
+        right = np.polymul(np.polymul([1, 0], [1, T2]), np.polymul([-T1, 1], [-T1, 1]))
+        roots = np.roots(np.polysub(right, left))
+        for t0 in roots[(roots.real > 0) & (np.abs(roots.imag) <= 1e-6 * np.abs(roots))].real:
+            a = np.arctan(t0) + d
+            r = np.tan(a[1]) / t0
+            if 0 < r < 1 and np.abs(np.arctan(t0 * r ** np.arange(count)) - a).max() < 1e-4:
+                return True
+    return False
+
+
+# ----------------------------------------------------------------------------- judging Sort
+
+def _text(tokens, digits):
+    if not digits:
+        return str([int(t) for t in tokens])
+    names = {COMMA: ',', END: ' END'}
+    return '"' + ''.join(names.get(int(t), str(int(t))) for t in tokens).replace(',', ', ') + '"'
+
+
+def _token(t, digits):
+    return {COMMA: 'COMMA', END: 'END'}.get(int(t), str(int(t))) if digits else str(int(t))
+
+
+def _judge_sort(params, visible, hidden, hint, digits=False):
+    """Greedy decoding must sort every (label, numbers) case; the first wrong step of the first
+    wrong case becomes a Finding (its expected token only for a visible case)."""
+    def prompt_answer(numbers):
+        numbers = [int(v) for v in numbers]
+        if digits:
+            return encode_numbers(numbers), encode_numbers(sorted(numbers))
+        return numbers + [0], sorted(numbers)
+    cases = [(*prompt_answer(numbers), label, shown)
+             for shown, group in ((True, visible), (False, hidden)) for label, numbers in group]
     groups = {}
-    for i, (x, w) in enumerate(zip(prompts, answers)):
+    for i, (x, w, _, _) in enumerate(cases):
         groups.setdefault((len(x), len(w)), []).append(i)
-    wrong = []
+    wrong = {}
     for (n_prompt, _), idx in groups.items():
-        seqs = np.array([list(prompts[i]) + list(answers[i]) for i in idx], dtype=np.int64)
-        pred = guard.run_program(lambda: teacher_forced_argmax(seqs, params, n_prompt),
-                                 on=f'inputs of length {n_prompt}')
-        wrong += [idx[j] for j in np.flatnonzero((pred != seqs[:, n_prompt:]).any(1))]
-    if wrong:
-        k = min(wrong)
-        x, w = [int(t) for t in prompts[k]], [int(t) for t in answers[k]]
-        got = guard.run_program(lambda: decode(x, params, max_steps=len(w)), on=f'input {x}')
-        label = f' ({labels[k]})' if labels and labels[k] else ''
-        raise Finding(f'input {x}{label}: expected {w}, got {got[len(x):].tolist()} · first '
-                      f'failure, input {k + 1} of {len(prompts)} ({len(wrong)} wrong)', x)
+        seqs = np.array([cases[i][0] + cases[i][1] for i in idx], dtype=np.int64)
+        pred = toolkit.run_program(lambda: teacher_forced_argmax(seqs, params, n_prompt),
+                                   on=f'inputs of {n_prompt} tokens')
+        for j in np.flatnonzero((pred != seqs[:, n_prompt:]).any(1)):
+            step = int(np.flatnonzero(pred[j] != seqs[j, n_prompt:])[0])
+            wrong[idx[j]] = (step, int(pred[j, step]))
+    if not wrong:
+        return len(cases)
+    k = min(wrong)
+    (x, w, label, shown), (step, got) = cases[k], wrong[k]
+    done = 'at the first step' if step == 0 else (
+        f'after printing {_text(w[:step], digits)}' if step <= 8 or digits else
+        f'after printing {step} numbers right (..., {", ".join(map(str, w[step - 3:step]))})')
+    where = f'input {_text(x, digits)} ({label}{"" if shown else ", drawn for this check"}): ' \
+            f'wrong at step {step + 1} of {len(w)}'
+    verdict = f'; expected {_token(w[step], digits)}' if shown else f', which is not right; {hint}'
+    raise Finding(f'{where}: {done} your program printed {_token(got, digits)}{verdict}', x)
 
 
-def _sort_inputs(vocab, rng, count, max_len, full_set=True):
-    """Distinct-number inputs (then 0): hand-made boundary cases and ``count`` seeded ones.
-
-    Returns (prompts, labels); the labels name the hand-made cases.
-    """
-    numbers = np.arange(1, vocab)
-    top = int(numbers[-1])
-    cases = []
-    if full_set and vocab - 1 <= max_len:
-        cases += [(rng.permutation(numbers).tolist(), 'all numbers, shuffled') for _ in range(3)]
-        cases += [(numbers[::-1].tolist(), 'all numbers, decreasing'),
-                  (numbers.tolist(), 'all numbers, already sorted')]
-    crowd = numbers[-min(len(numbers), max_len):]
-    cases += [(crowd[::-1].tolist(), 'the largest numbers, decreasing'),
-              (numbers[:max_len][::-1].tolist(), 'the smallest numbers, decreasing'),
-              ([top, 1, top - 1, 2] if vocab > 4 else [1], 'both ends, alternating'),
-              ([1], 'the smallest number alone'), ([top], 'the largest number alone')]
-    powers = [2 ** k for k in range(20) if 2 ** k <= top][:max_len]
-    cases.append((rng.permutation(powers).tolist(), 'powers of two'))
-    alternating = [v for pair in zip(numbers[::-1], numbers) for v in pair]
-    cases.append((list(dict.fromkeys(alternating))[:max_len], 'largest and smallest, alternating'))
-    cases += [(rng.choice(numbers, size=min(max_len, len(numbers)), replace=False).tolist(),
-               'the longest allowed input') for _ in range(3)]
-    for _ in range(count):
-        k = int(rng.integers(1, min(max_len, vocab - 1) + 1))
-        cases.append((rng.choice(numbers, size=k, replace=False).tolist(), ''))
-    return [[int(v) for v in c] + [0] for c, _ in cases], [label for _, label in cases]
+SORT_HINT = 'each step prints the smallest input number larger than the one printed last'
 
 
-def _pairs(top):
-    """Every ordered pair of distinct numbers 1..top, then 0."""
-    return [[a, b, 0] for a in range(1, top + 1) for b in range(1, top + 1) if a != b]
+def _runs(rng, first, last, size):
+    """Runs of ``size`` neighbours (shuffled) through first..last from a random offset, then the
+    pairs the runs split, ``size // 2`` per input: every number and pair of neighbours is in one."""
+    cuts = sorted({first, last + 1} | set(range(first + int(rng.integers(size)), last + 1, size)))
+    cases = [(f'{b - a} neighbours, shuffled', rng.permutation(np.arange(a, b)).tolist())
+             for a, b in zip(cuts, cuts[1:])]
+    pairs = [(c - 1, c) for c in cuts[1:-1]]
+    step = max(1, size // 2)
+    return cases + [('pairs of neighbours', rng.permutation(np.ravel(pairs[i:i + step])).tolist())
+                    for i in range(0, len(pairs), step)]
+
+
+def _subsets(rng, numbers, count, max_len, label='a random subset'):
+    return [(label, rng.choice(numbers, size=int(rng.integers(1, max_len + 1)),
+                               replace=False).tolist()) for _ in range(count)]
 
 
 @checker('5.1')
 def check_5_1(params):
     """Sort with a vocabulary of at least 33 on one layer with d_model <= 6."""
-    params = frozen(params)
-    cfg, vocab, block = _shape(params)
-    _need(vocab >= 33, f'the vocabulary must have at least 33 tokens (numbers 1..32 and the '
-                       f'terminator 0); got vocab_size {vocab}')
-    guard.budget(params, layers=1, d_model=6)
-    _need(block >= 2 * 33 - 2, f'block_size must be at least 64 to sort 32 numbers (32 + 1 '
-                               f'input tokens + 31 fed-back outputs); got {block}')
-    prompts, labels = _sort_inputs(33, submission_rng(51, params), 1500, 32)
-    pairs = _pairs(32)
-    prompts, labels = prompts + pairs, labels + ['two numbers'] * len(pairs)
-    _check_answers(params, prompts, [sorted(p[:-1]) for p in prompts], labels)
-    return Passed(f'{len(prompts):,} inputs over numbers 1..32 sorted: the full set in 5 orders, '
-                  f'every ordered pair, each number alone, the crowded end, powers of two, '
-                  f'both ends alternating, and 1,500 random subsets of every size ({SEED_NOTE}); '
-                  f'budget kept: 1 layer, d_model {cfg["d_model"]} <= 6')
+    params, cfg = _program(params, 33, 'numbers 1..32 and the terminator 0', 64,
+                           '32 + 1 input tokens and 31 fed-back outputs', layers=1, d_model=6)
+    if _is_compact_sort(params['tok_emb']):
+        raise Finding('your program is the compact Sort of Chapter 12 '
+                      '(taotp.sort.build_compact_sort_transformer) with other settings; 5.1 asks '
+                      'for a small change to this chapter\'s Sort (its powerpoints)')
+    rng, numbers = toolkit.fresh_rng(), np.arange(1, 33)
+    hidden = [('all numbers, shuffled', rng.permutation(numbers).tolist()) for _ in range(3)]
+    hidden += [('the 16 largest numbers, shuffled', rng.permutation(numbers[16:]).tolist())]
+    hidden += [('two numbers', [a, b]) for a in numbers for b in numbers if a != b]
+    hidden += _subsets(rng, numbers, 1500, 32)
+    count = _judge_sort(params, visible_cases('5.1'), hidden, SORT_HINT)
+    return Passed(f'{count:,} inputs over numbers 1..32 sorted: the 8 of ch05.visible_cases'
+                  f'(\'5.1\'), every ordered pair, the full set shuffled, the crowded end, and '
+                  f'1,500 random subsets of every size drawn afresh; budget kept: 1 layer, '
+                  f'd_model {cfg["d_model"]} <= 6')
 
 
-def _min_inputs(rng, vocab, length, count):
-    """Rows of ``length`` values: half of them among the 20 smallest and 20 largest tokens."""
-    rows = rng.integers(0, vocab, size=(count, length))
-    ends = np.concatenate([np.arange(20), np.arange(vocab - 20, vocab)])
-    return np.where(rng.random(rows.shape) < 0.5, rng.choice(ends, size=rows.shape), rows)
-
-
-def _min_boundary(rng, vocab, length):
-    """Hand-made Min inputs of one length, each with a label."""
-    V, n = vocab, length
-    top = V - 1
-    cases = [([top] * n, 'all equal to the largest token'), ([0] * n, 'all equal to 0'),
-             ([V // 2] * n, 'all equal')]
-    if n >= 2:
-        cases += [([top] * (n - 2) + [1, 0], 'the two smallest at the end'),
-                  ([0] + [1] * (n - 1), 'the minimum first, its neighbour after it'),
-                  ([1] * (n - 1) + [0], 'the minimum last'),
-                  ([top] * (n - 1) + [top - 1], 'no small value; the answer is V - 2'),
-                  ([V // 2 + 1] * (n - 1) + [V // 2], 'neighbours in the middle'),
-                  ([top - 1, top] * (n // 2) + [top - 1] * (n % 2), 'the two largest tokens')]
-        for k in rng.choice(int(np.log2(top)) + 1, size=2, replace=False):
-            p = 2 ** int(k)
-            row = rng.choice([p - 1, p, p + 1], size=n).tolist()
-            row[int(rng.integers(n))] = p - 1
-            cases.append(([min(v, top) for v in row], 'powers of two and their neighbours'))
-        m = int(rng.integers(0, top))
-        row = rng.integers(m + 1, V, size=n)
-        row[rng.choice(n, size=2, replace=False)] = [m, m + 1]
-        cases.append((row.tolist(), 'the minimum and the next token both present'))
-    return cases
-
+# ----------------------------------------------------------------------------- 5.2
 
 MIN_LENGTHS = (1, 2, 3, 5, 8, 16, 31, 32)
+
+
+def _min_rows(rng, vocab, n):
+    """Rows of length ``n`` for Min: patterns at both ends and in the middle, minima in each 16th
+    of the vocabulary, random rows with half of their values among the 20 smallest and largest."""
+    top, mid = vocab - 1, vocab // 2
+    rows = [([top] * n, 'all equal to the largest token'), ([0] * n, 'all equal to 0'),
+            ([mid] * n, 'all equal')]
+    if n >= 2:
+        rows += [([top] * (n - 2) + [1, 0], 'the two smallest at the end'),
+                 ([0] + [1] * (n - 1), 'the minimum first, its neighbour after it'),
+                 ([1] * (n - 1) + [0], 'the minimum last'),
+                 ([top] * (n - 1) + [top - 1], 'no small value'),
+                 ([mid + 1] * (n - 1) + [mid], 'neighbours in the middle'),
+                 ([top - 1, top] * (n // 2) + [top - 1] * (n % 2), 'the two largest tokens')]
+        for k in rng.choice(int(np.log2(top)) + 1, size=2, replace=False):
+            p = 2 ** int(k)
+            row = rng.choice([p - 1, p, p + 1], size=n)
+            row[int(rng.integers(n))] = p - 1
+            rows.append((np.minimum(row, top).tolist(), 'powers of two and their neighbours'))
+    for s in range(16):                                   # the minimum anywhere in the vocabulary
+        m = int(rng.integers(s * vocab // 16, (s + 1) * vocab // 16 - 1))
+        row = rng.integers(m + 1, min(vocab, m + 1 + int(rng.integers(1, 10 ** 6))), size=n)
+        row[rng.choice(n, size=min(n, 2), replace=False)] = [m, m + 1][:min(n, 2)]
+        rows.append((row.tolist(), 'the minimum and the next token, anywhere in the vocabulary'))
+    random = rng.integers(0, vocab, size=(60 if n == 32 else 6, n))
+    ends = np.concatenate([np.arange(20), np.arange(vocab - 20, vocab)])
+    random = np.where(rng.random(random.shape) < 0.5, rng.choice(ends, size=random.shape), random)
+    return rows + [(r.tolist(), 'random, half of it at the ends') for r in random]
 
 
 @checker('5.2')
 def check_5_2(params):
     """Min for a vocabulary of at least 1,000,000, including the hard cases at both ends."""
-    length = 32
-    params = frozen(params)
-    cfg, vocab, block = _shape(params)
-    _need(vocab >= 1_000_000, f'the vocabulary must have at least 1,000,000 tokens; got {vocab:,}')
-    guard.budget(params, d_model=8)
-    _need(block >= length, f'block_size must be at least {length}; got {block}')
-    rng = submission_rng(52, params)
-    checked = 0
-    for n in sorted({min(k, length) for k in MIN_LENGTHS}):
-        cases = _min_boundary(rng, vocab, n)
-        count = 100 if n == length else 8
-        rows = np.concatenate([np.array([c for c, _ in cases], dtype=np.int64).reshape(-1, n),
-                               _min_inputs(rng, vocab, n, count)])
-        labels = [label for _, label in cases] + ['random'] * count
-        got = guard.run_program(lambda: last_token_argmax(rows, params), what='your program')
-        want = rows.min(axis=1)
-        bad = np.flatnonzero(got != want)
-        checked += len(rows)
+    params, cfg = _program(params, 1_000_000, 'a million values', 32,
+                           'inputs of up to 32 tokens', d_model=8)
+    rng, vocab, total = toolkit.fresh_rng(), cfg['vocab_size'], 0
+    for n in MIN_LENGTHS:
+        rows = _min_rows(rng, vocab, n)
+        X = np.array([r for r, _ in rows], dtype=np.int64)
+        got = toolkit.run_program(lambda: last_token_argmax(X, params), on=f'inputs of {n} tokens')
+        bad = np.flatnonzero(got != X.min(axis=1))
+        total += len(rows)
         if len(bad):
-            k = int(bad[0])
-            shown = rows[k].tolist()
-            text = shown if n <= 8 else (f'of length {n} ending {shown[-4:]} (holding '
-                                         f'{sorted(set(shown))[:3]}...)')
-            raise Finding(f'input {text} ({labels[k]}): expected {int(want[k])}, got '
-                          f'{int(got[k])} · first failure ({len(bad)} of {len(rows)} inputs of '
-                          f'length {n} wrong)', shown)
-    return Passed(f'the minimum of {checked} inputs of lengths {", ".join(map(str, MIN_LENGTHS))} '
+            row, label = rows[int(bad[0])]
+            on = f'the input of {n} tokens {toolkit.short(row, 200)} ({label}, drawn for this ' \
+                 f'check; all of it is the result\'s .counterexample)'
+            raise toolkit.wrong(on, int(got[bad[0]]), 'the answer at the last position is the '
+                                'smallest token of the input', row)
+    return Passed(f'the minimum of {total} inputs of lengths {", ".join(map(str, MIN_LENGTHS))} '
                   f'over a vocabulary of {vocab:,}, read at the last position: all equal, the '
                   f'minimum first or last, neighbouring tokens at both ends and in the middle, '
-                  f'powers of two, and random rows with half of their values among the 20 '
-                  f'smallest and 20 largest tokens ({SEED_NOTE}); budget kept: d_model '
-                  f'{cfg["d_model"]} <= 8')
+                  f'powers of two, the minimum and the next token in each sixteenth of the '
+                  f'vocabulary, and random rows with half of their values among the 20 smallest '
+                  f'and 20 largest tokens, drawn afresh; budget kept: d_model {cfg["d_model"]} '
+                  f'<= 8')
 
 
 @checker('5.4')
 def check_5_4(params):
     """Sort distinct numbers from 1..999 with a vocabulary of at least 1,000 (block_size >= 64)."""
-    params = frozen(params)
-    cfg, vocab, block = _shape(params)
-    _need(vocab >= 1000, f'the vocabulary must have at least 1,000 tokens; got {vocab:,}')
-    guard.budget(params, d_model=2048)
-    _need(block >= 64, f'block_size must be at least 64 (inputs of up to 30 numbers); got {block}')
-    prompts, labels = _sort_inputs(1000, submission_rng(54, params), 100, 30)
-    extra = [([500, 499, 501, 1, 999], 'neighbours in the middle and both ends'),
-             (list(range(31, 1, -1)), '30 small neighbours, decreasing')]
-    prompts += [p + [0] for p, _ in extra]
-    labels += [label for _, label in extra]
-    _check_answers(params, prompts, [sorted(p[:-1]) for p in prompts], labels)
-    return Passed(f'{len(prompts)} inputs of up to 30 distinct numbers from 1..999 sorted: both '
-                  f'ends, neighbours at the top, bottom and middle, each end alone, powers of two, '
-                  f'the longest allowed, and 100 random inputs of every length ({SEED_NOTE}); '
-                  f'{cfg["n_layers"]} layer(s), budget kept: d_model {cfg["d_model"]:,} <= 2,048')
-
-
-def _repeat_inputs(rng, count):
-    """Multisets of 1..12 numbers from 1..15 (then 0): hand-made ones and ``count`` seeded ones."""
-    cases = [([3, 3], ''), ([5, 2, 5, 2], ''), ([15, 15, 15, 1], ''), ([1] * 6, ''),
-             ([2, 9, 2, 9, 9, 2], ''), ([15, 14, 15, 14, 1, 1], ''), ([4], 'one number'),
-             ([1], 'one number'), ([15], 'one number')]
-    cases += [([v] * 12, 'twelve copies of one number (the longest input)') for v in (1, 8, 15)]
-    cases += [([15] * 11 + [1], 'eleven copies and one smaller number'),
-              ([1] * 11 + [15], 'eleven copies and one larger number'),
-              (list(range(15, 3, -1)), 'twelve distinct numbers, decreasing'),
-              ([15, 1] * 6, 'both ends, six copies each'),
-              ([8, 4, 2, 1] * 3, 'powers of two, three copies each')]
-    for _ in range(count):
-        pool = rng.choice(np.arange(1, 16), size=int(rng.integers(1, 13)), replace=False)
-        cases.append((rng.choice(pool, size=int(rng.integers(1, 13))).tolist(), ''))
-    return [[int(v) for v in c] + [0] for c, _ in cases], [label for _, label in cases]
+    params, cfg = _program(params, 1000, 'numbers 1..999 and the terminator 0', 64,
+                           'inputs of up to 30 numbers', d_model=2048)
+    if _is_bits_sort(params['tok_emb']):
+        raise Finding('your program is the bits Sort of Chapter 12 '
+                      '(taotp.build_large_vocab_sort_transformer); 5.4 asks for a construction '
+                      'of your own')
+    rng = toolkit.fresh_rng()
+    hidden = _runs(rng, 1, 999, 30) + _subsets(rng, np.arange(1, 1000), 25, 30)
+    _judge_sort(params, visible_cases('5.4'), hidden, SORT_HINT)
+    return Passed(f'inputs of up to 30 distinct numbers from 1..999 sorted: the 6 of '
+                  f'ch05.visible_cases(\'5.4\'), runs of neighbours that put every number and '
+                  f'every pair of neighbours of 1..999 in some input, and 25 random inputs, drawn '
+                  f'afresh; {cfg["n_layers"]} layer(s), budget kept: d_model {cfg["d_model"]:,} '
+                  f'<= 2,048')
 
 
 @checker('5.6')
 def check_5_6(params):
     """Sort with repeated elements: numbers 1..15 (repeats allowed), up to 12 of them, then 0."""
-    params = frozen(params)
-    cfg, vocab, block = _shape(params)
-    _need(vocab >= 16, f'the vocabulary must have at least 16 tokens (numbers 1..15 and the '
-                       f'terminator 0); got vocab_size {vocab}')
-    _need(block >= 24, f'block_size must be at least 24 (12 numbers, 0, 11 outputs); got {block}')
-    prompts, labels = _repeat_inputs(submission_rng(56, params), 1000)
-    _check_answers(params, prompts, [sorted(p[:-1]) for p in prompts], labels)
-    return Passed(f'{len(prompts):,} inputs sorted with their repeats: twelve copies of one '
-                  f'number, eleven copies and one other, twelve distinct numbers, single numbers, '
-                  f'and 1,000 random multisets of 1-12 numbers drawn from 1-12 distinct values in '
-                  f'1..15 ({SEED_NOTE})')
+    params, _ = _program(params, 16, 'numbers 1..15 and the terminator 0', 24,
+                         '12 numbers, the terminator and 11 fed-back outputs')
+    rng, hidden = toolkit.fresh_rng(), []
+    for value in range(1, 16):                  # every number with every count of copies
+        for copies in range(1, 13):
+            rest = rng.integers(1, 16, size=int(rng.integers(0, 13 - copies)))
+            hidden.append((f'{copies} copies of {value} among others',
+                           rng.permutation(np.concatenate([[value] * copies, rest])).tolist()))
+    for _ in range(600):
+        pool = rng.choice(np.arange(1, 16), size=int(rng.integers(1, 13)), replace=False)
+        hidden.append(('a random multiset', rng.choice(pool, size=int(rng.integers(1, 13)))
+                       .tolist()))
+    count = _judge_sort(params, visible_cases('5.6'), hidden,
+                        'a number is printed again while the input holds more copies of it than '
+                        'were printed')
+    return Passed(f'{count:,} inputs sorted with their repeats: the 13 of ch05.visible_cases'
+                  f'(\'5.6\'), every number 1..15 with every count of copies 1..12, and 600 random '
+                  f'multisets of 1-12 numbers, drawn afresh')
 
 
-def encode_numbers(numbers):
-    """Token list of 5.7: base-10 digits, ``COMMA`` between numbers, ``END`` at the end."""
-    tokens = []
-    for k, value in enumerate(numbers):
-        tokens += [int(d) for d in str(int(value))]
-        tokens.append(END if k == len(numbers) - 1 else COMMA)
-    return tokens
-
-
-def _digit_lists(rng, count):
-    """Lists of 1-8 distinct numbers below 1,000: hand-made ones and ``count`` seeded ones."""
-    lists = [([7, 70, 700, 71, 17], 'shared prefixes'), ([0, 999], ''),
-             ([100, 99, 10, 9, 1, 0], ''), ([5], 'one number'), ([0], 'the number 0 alone'),
-             ([999], 'the largest number alone'), ([120, 12, 102, 21, 201], ''),
-             ([998, 989, 899, 999, 0, 1, 10, 100], ''),
-             ([1, 10, 100, 11, 101, 110, 111, 0], 'each a prefix of another'),
-             ([512, 256, 128, 64, 32, 16, 8, 4], 'powers of two'),
-             ([999, 998, 997, 996, 995, 994, 993, 992], 'eight three-digit numbers (the longest '
-                                                         'input)'),
-             ([100, 101, 110, 111, 200, 210, 211, 300], 'eight three-digit numbers, sorted'),
-             ([9, 99, 999, 98, 989, 8, 89, 899], 'runs of nines')]
-    for _ in range(count):
+@checker('5.7')
+def check_5_7(params):
+    """Sort up to 8 distinct numbers below 1,000 written with digit tokens (see module doc)."""
+    params, _ = _program(params, 12, 'digits 0-9, COMMA = 10, END = 11', 64,
+                         'up to 32 input tokens and as many outputs')
+    rng = toolkit.fresh_rng()
+    hidden = _runs(rng, 0, 999, 8)
+    for _ in range(40):
         k = int(rng.integers(1, 9))
         width = rng.integers(1, 4, size=k)               # mix 1-, 2- and 3-digit numbers
         values = set()
         while len(values) < k:
             w = int(width[len(values)])
             values.add(int(rng.integers(0 if w == 1 else 10 ** (w - 1), 10 ** w)))
-        lists.append((rng.permutation(sorted(values)).tolist(), ''))
-    return lists
-
-
-@checker('5.7')
-def check_5_7(params):
-    """Sort up to 8 distinct numbers below 1,000 written with digit tokens (see module doc)."""
-    params = frozen(params)
-    cfg, vocab, block = _shape(params)
-    _need(vocab >= 12, f'the vocabulary needs at least 12 tokens (digits 0-9, COMMA = 10, '
-                       f'END = 11); got vocab_size {vocab}')
-    _need(block >= 64, f'block_size must be at least 64 (up to 32 input tokens and as many '
-                       f'outputs); got {block}')
-    lists = _digit_lists(submission_rng(57, params), 300)
-    prompts = [encode_numbers(v) for v, _ in lists]
-    answers = [encode_numbers(sorted(v)) for v, _ in lists]
-    _check_answers(params, prompts, answers, [label for _, label in lists])
-    return Passed(f'{len(prompts)} lists of 1-8 distinct numbers below 1,000 sorted in the digit '
-                  f'format: shared prefixes, numbers that are prefixes of others, 0 and 999 '
-                  f'alone, eight three-digit numbers (the longest input), powers of two, and 300 '
-                  f'random lists ({SEED_NOTE})')
+        hidden.append(('a random list', rng.permutation(sorted(values)).tolist()))
+    _judge_sort(params, visible_cases('5.7'), hidden, 'the output is the same numbers in '
+                'ascending order, digit by digit, COMMA between numbers and END last', digits=True)
+    return Passed('lists of 1-8 distinct numbers below 1,000 sorted in the digit format: '
+                  'the 11 of ch05.visible_cases(\'5.7\'), runs of neighbours that put every '
+                  'number and every pair of neighbours of 0..999 in some list, and 40 random '
+                  'lists of mixed widths, drawn afresh')
 
 
 PUZZLES = [

@@ -1,39 +1,404 @@
-"""Checkers for Chapter 6, Decimal Addition.
+"""Checkers for Chapter 6, Decimal Addition (tokens: digits 0-9, '+' = 10, '=' = 11; operands
+zero padded, most significant digit first, except in 6.19).
 
-Token format for every program puzzle (as in the chapter): digits 0-9, '+' = 10,
-'=' = 11.  Operands are zero padded and most significant digit first unless the
-puzzle says otherwise (6.19 drops the padding).
-
-Submitted programs are read once into plain float64 arrays (``ch04.frozen``) and
-every stated budget is enforced on them with ``guard.budget``.  Where the task is
-small the check is exhaustive (all 100 digit pairs, all 10,000 pairs of 2-digit
-numbers, every pair under 100 without padding); otherwise a seeded sample is drawn
-with a seed taken from the submission (``ch04.submission_rng``), plus boundary
-pairs with carries everywhere.  Key separations are measured on the keys of every
-checked prompt, and keys of different sums may not come closer than stated.
+Small tasks are checked exhaustively (visible cases: a message may show what was due); else
+hidden cases are drawn afresh on every check beside hand-made ones, and a message names the
+input and the answer's output only (6.2's and 6.3's: a fresh seed, printed, rebuilds them with
+``spike_cases`` / ``mlp_sets``).  Keys are measured before ln2's gamma and at the book's width;
+6.5's counts come from the built construction.
 """
 import functools
-import types
-from types import MappingProxyType
 
 import numpy as np
 
 from ..addition import (EQUALS, PLUS, addition_prompts, answer_digits,
                         build_decimal_addition_transformer, build_multi_digit_mod_transformer,
-                        min_sep, mlp_inputs, mlp_keys)
-from ..addition import mlp as addition_mlp
-from ..addition import programs as addition_programs
+                        build_single_digit_mod_transformer, min_sep, mlp_inputs, mlp_keys)
 from ..blocks import pos_enc_3d_array
 from ..decoding import decode_batch, teacher_forced_argmax
-from ..model import DistinctRows
-from ..params import block_size, config, count_params
+from ..model import DistinctRows, mlp
+from ..params import config, count_params
 from ..trace import trace
-from . import guard
-from .ch04 import frozen, submission_rng
+from . import toolkit
 from .registry import Puzzle, checker
-from .result import Finding, Passed
+from .toolkit import Finding, Passed
 
-SEED_NOTE = 'drawn with a seed taken from your program'
+
+# ----------------------------------------------------------------------------- 6.2-6.5: MLPs
+
+def _weights(value, what, units=None):
+    """A one-input MLP ``(M1, b1, M2, b2)`` as float64 M1 (1, k), b1 (k,), M2 (k, d), b2 (d,),
+    with exactly ``units`` hidden units and one output if ``units`` is given."""
+    if not isinstance(value, (tuple, list)) or len(value) != 4:
+        got = f'{len(value)} parts' if isinstance(value, (tuple, list)) else toolkit.describe(value)
+        raise Finding(f'{what} must be a tuple (M1, b1, M2, b2); got {got}')
+    M1, b1, M2, b2 = (np.array(toolkit.array(v, what=f'{what}: {name}'), dtype=np.float64)
+                      for name, v in zip(('M1', 'b1', 'M2', 'b2'), value))
+    b1, M2 = b1.ravel(), (M2[:, None] if M2.ndim == 1 else M2)
+    if M1.size != b1.size or M2.ndim != 2 or M2.shape[0] != b1.size:
+        raise Finding(f'{what}: shapes M1 {M1.shape}, b1 {b1.shape}, M2 {M2.shape} do not '
+                      f'agree; expected (1, k), (k,), (k, d)')
+    if b2.size != M2.shape[1] and b2.ndim:
+        raise Finding(f'{what}: b2 has shape {b2.shape}; expected ({M2.shape[1]},) to match M2')
+    if units and (b1.size != units or M2.shape[1] != 1):
+        raise Finding(f'{what}: budget: {units} hidden units and 1 output; got {b1.size} hidden '
+                      f'units and {M2.shape[1]} outputs')
+    return M1.reshape(1, -1), b1, M2, np.broadcast_to(b2.ravel(), (M2.shape[1],))
+
+
+def _at(weights, xs):
+    """The MLP at scalar inputs ``xs``, shape (len(xs), d), run by the engine's ``mlp`` (whose
+    input is as wide as its output: the scalar rides in coordinate 0)."""
+    M1, b1, M2, b2 = weights
+    x, wide = np.zeros((len(xs), M2.shape[1])), np.zeros((M2.shape[1], M1.shape[1]))
+    x[:, 0], wide[0] = xs, M1[0]
+    with np.errstate(all='ignore'):       # huge weights overflow: judged, not warned about
+        return mlp(x, wide, b1, M2, b2)
+
+
+def _off(values):
+    """``|values|`` with NaN as infinitely far off (``NaN > tol`` is False: never let it pass)."""
+    return np.where(np.isnan(values), np.inf, np.abs(values))
+
+
+def _outside(weights, x0):
+    """(xs, f(xs)) where |x - x0| >= 1: a grid, +-1e6, every kink there and one beyond the last
+    (f is piecewise linear, so that covers every x there)."""
+    m1, b1 = weights[0][0], weights[1]
+    kinks = [k for k in -b1[m1 != 0] / m1[m1 != 0] if abs(k - x0) >= 1]
+    ends = [x0 + 1e6, x0 - 1e6, max([x0 + 1] + kinks) + 1, min([x0 - 1] + kinks) - 1]
+    xs = np.concatenate([x0 + np.linspace(1, 50, 400), x0 - np.linspace(1, 50, 400), kinks, ends])
+    return xs, _at(weights, xs)[:, 0]
+
+
+SPIKES_SHOWN = [(0.0, 1.0), (2.5, -3.0), (-7.0, 0.25), (1e3, 42.0), (0.3, 0.0),
+                (123.456, -7.89), (-1e4, 1e4), (1e-3, 1e-6), (0.999, -1.0)]
+
+
+def spike_cases(seed):
+    """The 40 hidden (x0, a0) pairs of 6.2 for ``seed``: |x0|, |a0| in 1e-3..1e4, both signs."""
+    rng = np.random.default_rng(seed)
+    signs = rng.choice([-1.0, 1.0], size=(40, 2))
+    return [tuple(float(v) for v in row) for row in signs * 10.0 ** rng.uniform(-3, 4, (40, 2))]
+
+
+@checker('6.2')
+def check_6_2(spike):
+    """``spike(x0, a0)`` -> (M1 (1, 3), b1, M2, b2): a0 at x0, 0 where |x - x0| >= 1."""
+    seed = toolkit.fresh_seed()
+    for i, (x0, a0) in enumerate(SPIKES_SHOWN + spike_cases(seed)):
+        on = f'x0={x0}, a0={a0}' + (f' (from ch06.spike_cases({seed}))'
+                                    if i >= len(SPIKES_SHOWN) else '')
+        w = _weights(toolkit.call(spike, x0, a0, what='your spike', on=on), f'your spike for {on}',
+                     units=3)
+        tol = 1e-9 * max(1.0, abs(a0), abs(x0))
+        top = _at(w, [x0])[0, 0]
+        if not abs(top - a0) <= tol:
+            raise Finding(f'{on}: f(x0) should be a0 = {a0}; got {top}', (x0, a0))
+        far, vals = _outside(w, x0)
+        j = int(np.argmax(_off(vals)))
+        if not _off(vals)[j] <= tol:
+            raise Finding(f'{on}: f should be 0 where |x - x0| >= 1; got {vals[j]} at '
+                          f'x = {far[j]}', (x0, a0))
+    return Passed(f'{len(SPIKES_SHOWN)} (x0, a0) pairs shown in the notebook, 40 drawn afresh: 3 '
+                  f'hidden units, f(x0) = a0, f = 0 where |x - x0| >= 1 (a grid, +-1e6, every '
+                  f'kink and beyond the last: everywhere, f being piecewise linear)')
+
+
+MLP_SHOWN = (np.array([0.0, 1.0, 3.0]), np.array([[5.0], [-2.0], [7.0]]), 'the 3 points shown')
+
+
+def mlp_sets(seed):
+    """The 13 sets (xs, ys, what) 6.3 tries for ``seed``: random ones (the two closest points
+    far apart in the list), evenly spaced, decreasing, large, constant and zero outputs."""
+    rng = np.random.default_rng(seed)
+    sets = []
+    for n, d in ((1, 1), (1, 3), (2, 1), (5, 1), (17, 4), (40, 2), (120, 7), (200, 3)):
+        xs = rng.normal(size=n) * 10 ** rng.uniform(-2, 2)
+        if n > 3:
+            xs[-1] = xs[0] + 1e-6 * max(1.0, abs(xs[0]))
+        sets.append((xs, rng.normal(size=(n, d)) * 10 ** rng.uniform(-1, 3), f'{n} random points'))
+    return sets + [
+        (np.arange(30.0) + rng.uniform(-5, 5), rng.normal(size=(30, 2)), '30 evenly spaced points'),
+        (np.arange(20.0)[::-1] * -rng.uniform(1, 5), rng.normal(size=(20, 1)),
+         '20 evenly spaced negative points, decreasing'),
+        (1e6 + rng.permutation(10), rng.normal(size=(10, 1)), '10 points near 1e6'),
+        (rng.normal(size=12), np.full((12, 2), rng.normal()), '12 points, all outputs equal'),
+        (rng.normal(size=8), np.zeros((8, 1)), '8 points, all outputs 0')]
+
+
+@checker('6.3')
+def check_6_3(build_MLP):
+    """``build_MLP(xs, ys)`` -> (m1, b1, M2, b2) exact on S with at most 3|S| hidden units."""
+    seed = toolkit.fresh_seed()
+    sets = [MLP_SHOWN] + mlp_sets(seed)
+    for i, (xs, ys, what) in enumerate(sets):
+        (n, d), on = ys.shape, f'{what} with {ys.shape[1]}-dim outputs' + (
+            f' (set {i - 1} of ch06.mlp_sets({seed}))' if i else '')
+        w = _weights(toolkit.call(build_MLP, xs, ys, what='your build_MLP', on=on),
+                     f'your build_MLP on {on}')
+        if len(w[1]) > 3 * n or w[2].shape[1] != d:
+            raise Finding(f'{on}: budget: at most {3 * n} hidden units and {d} output columns; '
+                          f'got {len(w[1])} hidden units and {w[2].shape[1]} output columns')
+        got = _at(w, xs)
+        err = _off(got - ys).max(1)
+        if not err.max() <= np.abs(ys).max() * 1e-6 + 1e-9:
+            j = int(np.argmax(err))
+            raise Finding(f'{on}: at x = {float(xs[j])!r} your MLP gives '
+                          f'{got[j].round(6).tolist()}; ys there is {ys[j].round(6).tolist()}',
+                          float(xs[j]))
+    return Passed(f'exact (1e-6 of the largest output) on the set shown and the {len(sets) - 1} '
+                  f'sets of mlp_sets drawn afresh ({sum(len(s[0]) for s in sets)} points); budget '
+                  f'kept: at most 3|S| hidden units')
+
+
+@checker('6.4')
+def check_6_4(answer):
+    """(M1 (1, 2), b1 (2,), M2 (2, 1), b2 (1,)): f(0) = 1 and f(x) <= 0 for |x| >= 1."""
+    w = _weights(answer, 'your weak spike', units=2)
+    if not abs(_at(w, [0.0])[0, 0] - 1) < 1e-9:
+        raise Finding(f'f(0) should be 1; got {_at(w, [0.0])[0, 0]}')
+    xs, vals = _outside(w, 0.0)
+    j = int(np.argmax(np.where(np.isnan(vals), np.inf, vals)))
+    if not vals[j] <= 1e-9:
+        raise Finding(f'f(x) should be <= 0 for |x| >= 1; got f({xs[j]}) = {vals[j]}',
+                      float(xs[j]))
+    return Passed('2 hidden units; f(0) = 1 and f <= 0 where |x| >= 1 (a grid, +-1e6, every kink '
+                  'and beyond the last: everywhere, f being piecewise linear)')
+
+
+@functools.lru_cache(maxsize=None)
+def _counts():
+    """count_params of Fig. 6.2's construction, built, for b = 2..100, and its growth per base
+    (None if uneven), by which the shapes grow on past 100, where the digit embedding stops."""
+    counts = {b: count_params(build_single_digit_mod_transformer(base=b))['n_params']
+              for b in range(2, 101)}
+    steps = {counts[b + 1] - counts[b] for b in range(2, 100)}
+    return counts, steps.pop() if len(steps) == 1 else None
+
+
+@checker('6.5')
+def check_6_5(count_for_base):
+    """A function ``b -> total parameter count`` of Fig. 6.2's single-digit adder in base b."""
+    drawn = sorted(int(b) for b in toolkit.fresh_rng().integers(101, 10 ** 6, size=3))
+    for b in list(range(2, 101)) + drawn:
+        got = toolkit.call(count_for_base, b, what='your formula', on=f'b = {b}')
+        value = got[0] if isinstance(got, (tuple, list)) and got else got
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise Finding(f'b = {b}: your formula should give a number; got '
+                          f'{toolkit.describe(value)}', b)
+        counts, step = _counts()
+        want = counts[b] if b <= 100 else None if step is None else counts[100] + (b - 100) * step
+        if want is not None and value != want:
+            hint = (f'build it with taotp.build_single_digit_mod_transformer(base={b}) outside '
+                    f'your function and count it with taotp.count_params' if b <= 100 else
+                    'a formula holds for every base, and this one was drawn afresh')
+            raise Finding(f'b = {b}: your formula gives {toolkit.short(value)}, which is not the '
+                          f'count of Fig. 6.2\'s construction in base {b}; {hint}', b)
+    return Passed('the total count is right for every base b = 2..100 (where Fig. 6.2\'s '
+                  'construction is built and counted) and for 3 larger bases drawn afresh')
+
+
+# ----------------------------------------------------------------------------- programs: 6.6-6.20
+
+def _program(params, what='your program', vocab=0, block=0, **limits):
+    """A submitted program as float64 arrays within ``limits`` (``toolkit.LIMITS`` keywords;
+    ``layers=1`` means exactly one layer here), taking ``vocab`` tokens and ``block`` positions."""
+    params = toolkit.program(params, what=what)
+    toolkit.budget(params, what=what, **limits)
+    if limits.get('layers') == 1 and config(params)['n_layers'] != 1:
+        raise Finding(f'expected a one-layer program; got {config(params)["n_layers"]} layers')
+    toolkit.room(params, vocab, block, block_why='for this task')
+    return params
+
+
+def _built(build, n, **limits):
+    params = toolkit.call(build, n, what='your builder', on=f'n_digits={n}')
+    if params is None:
+        raise Finding(f'your builder returned None for n_digits={n} (starter code not filled in?)')
+    return _program(params, f'the program your builder returned for n_digits={n}', **limits)
+
+
+def _decode_check(params, prompts, want, label, pairs=None, hidden=False, mlp_rows='distinct',
+                  op='+'):
+    """Greedy decoding right on every prompt (one teacher-forced pass), or a Finding that names
+    the first wrong input, decodes it for real and, for visible cases only, says what was due."""
+    prompts, want = np.asarray(prompts), np.asarray(want).reshape(len(prompts), -1)
+    n_prompt, n_out = prompts.shape[1], want.shape[1]
+    toolkit.room(params, 12 if prompts.max() > 9 else 10, n_prompt + n_out - 1,
+                 block_why='for this task')
+    seqs = np.concatenate([prompts, want], axis=1)
+    pred = toolkit.run_program(lambda: teacher_forced_argmax(seqs, params, n_prompt,
+                                                             mlp_rows=mlp_rows), on=label)
+    bad = np.flatnonzero((pred != want).any(1))
+    if not len(bad):
+        return
+    i = bad[0]
+    got = toolkit.run_program(decode_batch, prompts[i:i + 1], params, n_out, 1,
+                              on=label)[0, n_prompt:].tolist()
+    on = f'{label}: ' + (f'{pairs[i][0]} {op} {pairs[i][1]}: ' if pairs is not None else '') + \
+        f'prompt {prompts[i].tolist()}'
+    if hidden:
+        raise toolkit.wrong(on, got, 'greedy decoding must print the digits due after "="',
+                            prompts[i].tolist())
+    raise Finding(f'{on}: expected {want[i].tolist()}, got {got} ({len(bad):,} of these '
+                  f'{len(prompts):,} prompts wrong)', prompts[i].tolist())
+
+
+def _carry_pairs(n):
+    """Boundary pairs of n-digit numbers: carries everywhere, zeros, the largest, halves."""
+    top, half = 10 ** n - 1, 5 * 10 ** (n - 1)
+    pairs = [[top, 1], [1, top], [top, top], [top, 0], [0, top], [0, 0], [half, half],
+             [half - 1, half + 1], [top // 9 * 5, top // 9 * 5], [top // 9 * 4, top // 9 * 5 + 1]]
+    pairs += [[10 ** k, top - 10 ** k + 1] for k in range(n)]          # every carry chain
+    pairs += [[2 ** k % (top + 1), top - 2 ** k % (top + 1)] for k in range(4 * n)]
+    return np.unique(np.array(pairs, dtype=np.int64), axis=0)
+
+
+SINGLE = np.stack(np.divmod(np.arange(100), 10), axis=1)      # every [i, j]
+
+
+@checker('6.6')
+def check_6_6(params):
+    """One layer whose attention output at position 1 of [i, j] is (1 - k, k, 0, ...), k = i + j."""
+    params = _program(params, vocab=10, block=2, layers=1)
+    out = toolkit.run_program(lambda: trace(SINGLE, params).attn_out[0][:, 1])
+    want = np.zeros_like(out)
+    want[:, 0], want[:, 1] = 1 - SINGLE.sum(1), SINGLE.sum(1)
+    wrong = _off(out - want).max(1) > 1e-6
+    if wrong.any():
+        i = int(np.argmax(wrong))
+        raise Finding(f'{SINGLE[i].tolist()}: the attention output should be '
+                      f'{want[i, :4].tolist()}...; got {out[i, :4].round(6).tolist()}...',
+                      SINGLE[i].tolist())
+    return Passed(f'all 100 digit pairs: the attention output at the second position is '
+                  f'(1 - k, k, 0, ...) to 1e-6 (one layer, d_model {config(params)["d_model"]})')
+
+
+@checker('6.7')
+def check_6_7(params):
+    """Single-digit addition mod 10 with d_model = 3: all 100 pairs."""
+    params = _program(params, d_model=3)
+    _decode_check(params, SINGLE, SINGLE.sum(1) % 10, '[i, j] -> (i + j) mod 10')
+    book = count_params(build_single_digit_mod_transformer())['n_params']
+    return Passed(f'all 100 pairs right; budget kept: d_model <= 3; '
+                  f'{count_params(params)["n_params"]:,} parameters (the book\'s 4 dims: {book:,})')
+
+
+@checker('6.8')
+def check_6_8(params):
+    """Single-digit addition with proper cleanup: nothing but the answer's embedding is left."""
+    params = _program(params)
+    answers = SINGLE.sum(1) % 10
+    _decode_check(params, SINGLE, answers, '[i, j] -> (i + j) mod 10')
+    final = toolkit.run_program(lambda: trace(SINGLE, params).final[:, 1])
+    digits, want = params['tok_emb'][:10], params['tok_emb'][answers]
+    gap = np.abs(digits[:, None] - digits[None]).max(-1)[~np.eye(10, dtype=bool)].min()
+    err = _off(final - want).max(1)
+    if not err.max() <= 1e-6 * gap:
+        i = int(np.argmax(err))
+        raise Finding(f'{SINGLE[i].tolist()}: the residual before the final layer norm should be '
+                      f'tok_emb[{answers[i]}] = {want[i].round(4).tolist()}; got '
+                      f'{final[i].round(4).tolist()}, off by {err[i] / gap:.3g} of the smallest '
+                      f'gap between two digits\' embeddings (1e-6 allowed)', SINGLE[i].tolist())
+    return Passed('all 100 pairs right, and the residual before the final layer norm at the answer '
+                  'position equals tok_emb of the answer to 1e-6 of the smallest gap between two '
+                  'digits\' embeddings (so scaling the program down hides no leftover)')
+
+
+def _mod2(params, target=lambda s: s % 10, label='[a, a, +, b, b, =] -> (a + b) mod 10'):
+    """All 10,000 pairs of 2-digit numbers; returns (attention at '=', MLP input there, sums)."""
+    prompts, pairs = addition_prompts(2)
+    _decode_check(params, prompts, target(pairs.sum(1)), label)
+    seen = toolkit.run_program(lambda: trace(prompts, params))
+    return seen.attn[0][:, :, 5], seen.mlp_in[0][:, 5], pairs.sum(1)
+
+
+def _tells_sums_apart(params, mlp_in, sums):
+    """Prompts whose sums differ must reach the MLP's hidden units (``mlp_in @ M1``, here two
+    random combinations of them) differently, by at least 1e-9 of their range: coordinates
+    that M1 ignores count for nothing."""
+    M1 = params['layers'][0]['M1']
+    seen = mlp_in @ (M1 @ toolkit.fresh_rng().normal(size=(M1.shape[1], 2)))
+    spread = np.ptp(seen, axis=0)
+    seen = np.round((seen - seen.min(0)) / np.where(spread > 0, spread, 1.0), 9)
+    group = np.unique(seen, axis=0, return_inverse=True)[1].ravel()
+    order = np.lexsort((sums, group))
+    group, by_sum = group[order], sums[order]
+    clash = np.flatnonzero((group[1:] == group[:-1]) & (by_sum[1:] != by_sum[:-1]))
+    if len(clash):
+        raise Finding(f'all pairs right, but at "=" the MLP\'s hidden units get the same input '
+                      f'for a sum of {by_sum[clash[0]]} and a sum of {by_sum[clash[0] + 1]}: every '
+                      f'digit place must reach what the MLP reads (its key is a + b)')
+
+
+PLACES = {'both units digits': (1, 4), 'both tens digits': (0, 3)}     # positions in [a a + b b =]
+SCOPE = ('all 10,000 pairs right; for each digit place a head splits its attention between a\'s '
+         'and b\'s digit, and the MLP\'s hidden units tell every sum a + b apart; budget kept: one '
+         'layer, at most 3 heads')
+DIGITS = {"a's tens digit": (0,), "a's units digit": (1,), "b's tens digit": (3,),
+          "b's units digit": (4,)}
+
+
+def _structure(params, wanted, cleanup=True):
+    """All 10,000 pairs right; for each of ``wanted`` (name -> positions) a head putting
+    >= 45 % of its attention at '=' on each of those positions, for every prompt; no head
+    mostly on '=' itself unless ``cleanup``; the MLP's hidden units tell every sum apart."""
+    weights, mlp_in, sums = _mod2(params)
+    for name, positions in wanted.items():
+        if not (weights[:, :, list(positions)].min(axis=(0, 2)) >= 0.45).any():
+            raise Finding(f'all pairs right, but no head reads {name}: at the "=" position one '
+                          f'head must put at least 45 % of its attention on each of positions '
+                          f'{list(positions)}, for every prompt')
+    own = [h for h in range(weights.shape[1]) if weights[:, h, 5].max() > 0.5]
+    if own and not cleanup:
+        raise Finding(f'head {own[0]} attends mostly to the "=" position itself: that is a '
+                      f'cleanup head, which this puzzle removes')
+    _tells_sums_apart(params, mlp_in, sums)
+
+
+@checker('6.10')
+def check_6_10(params):
+    """2-digit addition mod 10 with one head per digit place (<= 3 heads, one layer)."""
+    _structure(_program(params, layers=1, heads=3), PLACES)
+    return Passed(SCOPE)
+
+
+@checker('6.11')
+def check_6_11(params):
+    """As 6.10, keeping the standard position circle pos_enc_3d_array(block_size) in pos_emb."""
+    params = _program(params, layers=1, heads=3)
+    pos = params['pos_emb']
+    if isinstance(pos, list) or not any(
+            np.allclose(pos[:, c:c + 3], pos_enc_3d_array(len(pos)), atol=1e-9)
+            for c in range(pos.shape[1] - 2)):
+        raise Finding(f'pos_emb must be one table with three columns equal to '
+                      f'pos_enc_3d_array({len(pos)}) (the standard encoding); none match')
+    _structure(params, PLACES)
+    return Passed(f'{SCOPE}; the standard position circle kept, d_model '
+                  f'{config(params)["d_model"]} (the book uses 7)')
+
+
+@checker('6.13')
+def check_6_13(params):
+    """The 2-digit mod-10 adder without the cleanup head: exactly 4 heads."""
+    params = _program(params, layers=1, heads=4)
+    if config(params)['n_heads'][0] != 4:
+        raise Finding(f'budget: exactly 4 heads (2 n_digits, no cleanup head); got '
+                      f'{config(params)["n_heads"][0]}')
+    _structure(params, DIGITS, cleanup=False)
+    book = count_params(build_multi_digit_mod_transformer(2))['n_params']
+    return Passed(f'all 10,000 pairs right; each digit read by a head, none mostly on itself (no '
+                  f'cleanup), the MLP\'s hidden units tell every sum apart; one layer, 4 heads, '
+                  f'{count_params(params)["n_params"]:,} parameters (book, 5 heads: {book:,})')
+
+
+@checker('6.14')
+def check_6_14(params):
+    """Output the tens digit of a + b (mod 10) for 2-digit a, b."""
+    _mod2(_program(params), lambda s: s // 10 % 10,
+          '[a, a, +, b, b, =] -> floor((a + b) / 10) mod 10')
+    return Passed('all 10,000 pairs of 2-digit numbers: the tens digit of the sum is right')
 
 
 @functools.lru_cache(maxsize=None)
@@ -44,591 +409,80 @@ def _book_sep(kind, n):
     return min_sep(mlp_keys(build(n)))
 
 
-# ----------------------------------------------------------------------------- helpers
-
-def _package_functions(module):
-    """Code object -> name of every function (and method) defined in a package module."""
-    found = {}
-    for name, obj in vars(module).items():
-        if getattr(obj, '__module__', None) != module.__name__:
-            continue
-        members = vars(obj).items() if isinstance(obj, type) else [(None, obj)]
-        for attr, f in members:
-            if isinstance(f, types.FunctionType):
-                found[f.__code__] = f'{module.__name__}.{name}' + (f'.{attr}' if attr else '')
-    return found
-
-
-def _watched_call(forbidden, used, fn, *args, what, on):
-    """``guard.call`` that notes in ``used`` the first of the package's ``forbidden`` functions
-    the answer calls; ``_not_handed_back`` refuses it once the outputs are right (so a wrong
-    answer built on the package still gets its counterexample)."""
-    with guard.watching(forbidden) as seen:
-        out = guard.call(fn, *args, what=what, on=on)
-    if seen and not used:
-        used.append((seen[0], on))
-    return out
-
-
-def _not_handed_back(used, what, hint):
-    if not used:
-        return
-    name, on = used[0]
-    if name == 'sys.settrace':
-        raise Finding(f'{what} switches off the checker\'s watch (sys.settrace) on {on}; the '
-                      f'check needs to see which functions your code calls', on)
-    raise Finding(f'right, but {what} calls {name} (on {on}), {hint}', on)
-
-
-MLP_HINT = ('the package\'s own answer to this puzzle: build the hidden units yourself (each '
-            'ReLU is one kink of a piecewise-linear function)')
-COUNT_HINT = ('which builds the construction: the puzzle asks for the count as a formula in b '
-              '(build it outside your function to test the formula)')
-
-def _vec(value, size, what):
-    """Any array with ``size`` entries, as a flat float vector (no silent broadcasting)."""
-    arr = guard.array(value, what=what)
-    if arr.size != size:
-        raise Finding(f'{what} has shape {arr.shape}; expected {size} entries')
-    return np.array(arr, dtype=np.float64).ravel()
-
-
-def _mlp_tuple(answer, d_in, what='your MLP'):
-    """Unpack (M1, b1, M2, b2) for a 1-input MLP; returns flat m1, b1, M2 (k, d), b2 (d,).
-
-    Each part is read once and copied, so later changes to the answer change nothing.
-    """
-    if not isinstance(answer, (tuple, list)):
-        raise Finding(f'{what} must be a tuple (M1, b1, M2, b2); got {type(answer).__name__}')
-    parts = list(answer)
-    if len(parts) != 4:
-        raise Finding(f'{what} must be a tuple (M1, b1, M2, b2); got {len(parts)} parts')
-    b1 = np.array(guard.array(parts[1], what=f'{what}: b1'), dtype=np.float64).ravel()
-    k = b1.size
-    m1 = _vec(parts[0], k * d_in, f'{what}: M1')
-    M2 = np.array(guard.array(parts[2], what=f'{what}: M2'), dtype=np.float64)
-    if M2.ndim == 1:
-        M2 = M2[:, None]
-    if M2.ndim != 2 or M2.shape[0] != k:
-        raise Finding(f'{what}: M2 has shape {M2.shape}; expected ({k}, d) to match b1')
-    b2 = np.array(guard.array(parts[3], what=f'{what}: b2'), dtype=np.float64)
-    b2 = np.full(M2.shape[1], float(b2)) if b2.ndim == 0 else _vec(b2, M2.shape[1],
-                                                                    f'{what}: b2')
-    return m1, b1, M2, b2
-
-
-def _eval(m1, b1, M2, b2, x):
-    x = np.asarray(x, dtype=np.float64)
-    with np.errstate(all='ignore'):       # huge weights overflow: judged, not warned about
-        return np.maximum(x[:, None] * m1 + b1, 0) @ M2 + b2
-
-
-def _off(values):
-    """``|values|`` with NaN as infinitely far off (``NaN > tol`` is False: never let it pass)."""
-    return np.where(np.isnan(values), np.inf, np.abs(values))
-
-
-def _kinks(m1, b1):
-    """Where the hidden units switch on or off (units with m1 = 0 never do)."""
-    return -b1[m1 != 0] / m1[m1 != 0]
-
-
-def _program(params, **limits):
-    """The submission as plain arrays, within the stated budget (``guard.budget`` limits).
-
-    ``layers=1`` means a one-layer program here: exactly one.
-    """
-    params = frozen(params)
-    if limits:
-        guard.budget(params, **limits)
-    cfg = config(params)
-    if limits.get('layers') == 1 and cfg['n_layers'] != 1:
-        raise Finding(f'expected a one-layer program; got {cfg["n_layers"]} layers')
-    return params, cfg
-
-
-def _need(params, vocab, length):
-    cfg = config(params)
-    if cfg['vocab_size'] < vocab:
-        raise Finding(f'the program needs a vocabulary of at least {vocab} tokens; got '
-                      f'{cfg["vocab_size"]}')
-    if block_size(params) < length:
-        raise Finding(f'block_size must be at least {length} for this task; got '
-                      f'{block_size(params)}')
-
-
-def _decode_check(params, prompts, want, label):
-    """Is greedy decoding right on every prompt?  First wrong prompt -> Finding.
-
-    Greedy decoding is right exactly when, fed the right answer so far, every
-    answer position predicts the next right token; so one teacher-forced pass
-    replaces the step-by-step loop.  A failure is then decoded for real, so the
-    message shows what greedy decoding actually produces.
-    """
-    prompts, want = np.asarray(prompts), np.asarray(want).reshape(len(prompts), -1)
-    n_prompt, n_out = prompts.shape[1], want.shape[1]
-    if block_size(params) < n_prompt + n_out - 1:
-        raise Finding(f'block_size must be at least {n_prompt + n_out - 1} for this task; got '
-                      f'{block_size(params)}')
-    seqs = np.concatenate([prompts, want], axis=1)
-    pred = guard.run_program(lambda: teacher_forced_argmax(seqs, params, n_prompt,
-                                                           mlp_rows='distinct'),
-                             on='the prompts')
-    bad = np.flatnonzero((pred != want).any(1))
-    if len(bad):
-        i = bad[0]
-        got = guard.run_program(decode_batch, prompts[i:i + 1], params, n_out, 1)[0, n_prompt:]
-        raise Finding(f'{label}: prompt {prompts[i].tolist()}: expected {want[i].tolist()}, '
-                      f'got {got.tolist()} ({len(bad)} of {len(prompts)} wrong)',
-                      prompts[i].tolist())
-    return len(prompts)
-
-
-def _mlp_row(params):
-    """The single residual coordinate the (only) MLP reads; a Finding otherwise."""
-    M1 = params['layers'][0]['M1']
-    rows = np.flatnonzero(np.any(M1 != 0, axis=1))
+def _keys(params, seqs, at):
+    """The MLP keys at positions ``at`` (the one coordinate the MLP reads, layer-normed), before
+    ln2's gamma and beta (a gain stretches keys and rounding alike; M1 can undo it) and at the
+    book's width (appended zero dimensions stretch a normed coordinate by sqrt(d_model / 7))."""
+    layer = params['layers'][0]
+    rows = np.flatnonzero(np.any(layer['M1'] != 0, axis=1))
     if len(rows) != 1:
         raise Finding(f'to measure a key separation the MLP must read one residual coordinate '
                       f'(one non-zero row of M1); yours reads rows {rows.tolist()}')
-    return int(rows[0])
-
-
-def _keys(params, seqs, at, row):
-    """The layer-normed MLP input coordinate ``row`` at positions ``at`` of each sequence.
-
-    Measured before ln2's gamma and beta: a gain there stretches the keys and their
-    rounding errors alike (and the MLP can undo it), so it widens no separation.
-    """
-    first = dict(params['layers'][0], ln2={'gamma': 1.0, 'beta': 0.0})
-    plain = dict(params, layers=[first] + list(params['layers'][1:]))
-    return guard.run_program(lambda: mlp_inputs(plain, seqs, 0, at, row))
+    plain = dict(params, layers=[dict(layer, ln2={'gamma': 1.0, 'beta': 0.0})])
+    keys = toolkit.run_program(lambda: mlp_inputs(plain, seqs, 0, at, int(rows[0])))
+    return keys * np.sqrt(7 / config(params)['d_model'])       # the book's d_model is 7
 
 
 def _separation(keys, labels):
-    """The smallest gap between two keys that belong to different labels (inf if none).
-
-    Keys of one label (one sum, or one sum and answer position) may differ among
-    themselves; what an MLP cannot survive is keys of different labels close together.
-    Returns (gap, label_a, label_b).
-    """
+    """The smallest gap between keys of different labels (gap, label_a, label_b); keys of one
+    label (a sum, or a sum and answer position) may differ.  NaN counts as no gap at all."""
     keys, labels = np.asarray(keys, dtype=np.float64).ravel(), np.asarray(labels).ravel()
     order = np.argsort(keys, kind='stable')
     keys, labels = keys[order], labels[order]
     differ = labels[1:] != labels[:-1]
     if not differ.any():
         return float('inf'), None, None
-    gaps = np.where(differ, np.diff(keys), np.inf)
+    gaps = np.nan_to_num(np.where(differ, np.diff(keys), np.inf), nan=0.0, posinf=np.inf)
     i = int(np.argmin(gaps))
     return float(gaps[i]), labels[i], labels[i + 1]
-
-
-def _single_pairs():
-    return np.stack(np.divmod(np.arange(100), 10), axis=1)
-
-
-def _carry_pairs(n):
-    """Boundary pairs of n-digit numbers: carries everywhere, zeros, the largest, halves."""
-    top = 10 ** n - 1
-    half = 5 * 10 ** (n - 1)
-    nines = [[top, 1], [1, top], [top, top], [top, 0], [0, top], [0, 0], [half, half],
-             [half - 1, half + 1], [top // 9 * 5, top // 9 * 5], [top // 9 * 4, top // 9 * 5 + 1]]
-    nines += [[10 ** k, top - 10 ** k + 1] for k in range(n)]          # every carry chain
-    nines += [[2 ** k % (top + 1), top - 2 ** k % (top + 1)] for k in range(4 * n)]
-    return np.unique(np.array(nines, dtype=np.int64), axis=0)
-
-
-def _attention_at(params, prompts, query):
-    """Attention weights (batch, heads, n) of layer 0 at position ``query``."""
-    return guard.run_program(lambda: trace(prompts, params).attn[0][:, :, query])
-
-
-def _layer0_at(params, prompts, query):
-    """Layer 0 at position ``query``: attention weights (batch, heads, n) and the MLP's input."""
-    seen = guard.run_program(lambda: trace(prompts, params))
-    return seen.attn[0][:, :, query], seen.mlp_in[0][:, query]
-
-
-def _sees_whole_sum(mlp_in, sums):
-    """Prompts whose sums differ must reach the MLP with different inputs (to 1e-9, relative)."""
-    scale = max(float(np.abs(mlp_in).max()), 1e-300)
-    _, group = np.unique(np.round(mlp_in / scale, 9), axis=0, return_inverse=True)
-    group = group.ravel()
-    order = np.lexsort((sums, group))
-    clash = np.flatnonzero((group[order][1:] == group[order][:-1])
-                           & (sums[order][1:] != sums[order][:-1]))
-    if len(clash):
-        s1, s2 = sums[order][clash[0]], sums[order][clash[0] + 1]
-        raise Finding(f'all pairs right, but at "=" the MLP gets the same input for a sum of '
-                      f'{s1} and a sum of {s2}: every digit place must reach the MLP, whose key '
-                      f'is a + b, not just the units')
-
-
-def _reads(weights, positions, share=0.45):
-    """Heads that put at least ``share`` of their attention on each of ``positions``, always."""
-    return [h for h in range(weights.shape[1])
-            if all(weights[:, h, p].min() >= share for p in positions)]
-
-
-# ----------------------------------------------------------------------------- 6.2-6.5
-
-def _spike_cases():
-    cases = [(0.0, 1.0), (2.5, -3.0), (-7.0, 0.25), (1e3, 42.0), (0.3, 0.0), (123.456, -7.89),
-             (-1e4, 1e4), (1e-3, 1e-6), (0.999, -1.0)]
-    rng = np.random.default_rng(62)
-    signs = rng.choice([-1.0, 1.0], size=(40, 2))
-    mags = 10.0 ** rng.uniform(-3, 4, size=(40, 2))
-    return cases + [tuple(float(v) for v in row) for row in signs * mags]
-
-
-@checker('6.2')
-def check_6_2(spike):
-    """``spike(x0, a0)`` -> (M1 (1, 3), b1 (3,), M2 (3, 1), b2 (1,)).
-
-    Height a0 at x0 and 0 outside (x0 - 1, x0 + 1).
-    """
-    cases, package, used = _spike_cases(), _package_functions(addition_mlp), []
-    for x0, a0 in cases:
-        out = _watched_call(package, used, spike, x0, a0,
-                        what='your spike', on=f'x0={x0}, a0={a0}')
-        m1, b1, M2, b2 = _mlp_tuple(out, 1, 'your spike')
-        if len(b1) != 3 or M2.shape[1] != 1:
-            raise Finding(f'x0={x0}, a0={a0}: budget: 3 hidden units and 1 output; got '
-                          f'{len(b1)} hidden units and {M2.shape[1]} outputs')
-        kinks = _kinks(m1, b1)
-        outside = [k for k in kinks if abs(k - x0) >= 1]
-        beyond = [max([x0 + 1] + outside) + 1, min([x0 - 1] + outside) - 1]
-        far = np.concatenate([x0 + np.linspace(1, 50, 400), x0 - np.linspace(1, 50, 400),
-                              [x0 + 1e6, x0 - 1e6], outside, beyond])
-        top = _eval(m1, b1, M2, b2, [x0])[0, 0]
-        tol = 1e-9 * max(1.0, abs(a0), abs(x0))
-        if not abs(top - a0) <= tol:
-            raise Finding(f'x0={x0}, a0={a0}: expected f(x0) = {a0}, got {top}', (x0, a0))
-        vals = _eval(m1, b1, M2, b2, far)[:, 0]
-        worst = np.argmax(_off(vals))
-        if not _off(vals)[worst] <= tol:
-            raise Finding(f'x0={x0}, a0={a0}: expected 0 at x = {far[worst]} (|x - x0| >= 1), '
-                          f'got {vals[worst]}', (x0, a0))
-    _not_handed_back(used, 'your spike', MLP_HINT)
-    return Passed(f'{len(cases)} (x0, a0) pairs (9 hand-made, 40 seeded with |x0| and |a0| from '
-                  f'1e-3 to 1e4, both signs): 3 hidden units, f(x0) = a0 and f = 0 on a dense '
-                  f'grid with |x - x0| >= 1, at every kink there and beyond the last one (so '
-                  f'everywhere: f is piecewise linear)')
-
-
-def _mlp_sets():
-    """(xs, ys, what) for 6.3: random sets, close points far apart in the list, and edge cases."""
-    rng = np.random.default_rng(63)
-    sets = []
-    for n, d in ((1, 1), (1, 3), (2, 1), (5, 1), (17, 4), (40, 2), (120, 7), (200, 3)):
-        xs = rng.normal(size=n) * 10 ** rng.uniform(-2, 2)
-        if n > 3:
-            i, j = 0, n - 1                                 # the two closest, not neighbours
-            xs[j] = xs[i] + 1e-6 * max(1.0, abs(xs[i]))
-        ys = rng.normal(size=(n, d)) * 10 ** rng.uniform(-1, 3)
-        sets.append((xs, ys, f'{n} random points'))
-    sets.append((np.arange(30.0), rng.normal(size=(30, 2)), 'the points 0, 1, ..., 29'))
-    sets.append((np.arange(20.0)[::-1] * -3.5, rng.normal(size=(20, 1)),
-                 '20 evenly spaced negative points, decreasing'))
-    sets.append((1e6 + np.arange(10.0), rng.normal(size=(10, 1)), '10 points near 1e6'))
-    sets.append((rng.normal(size=12), np.full((12, 2), 3.0), '12 points, all outputs equal'))
-    sets.append((rng.normal(size=8), np.zeros((8, 1)), '8 points, all outputs 0'))
-    return sets
-
-
-@checker('6.3')
-def check_6_3(build_MLP):
-    """``build_MLP(xs, ys)`` -> (m1, b1, M2, b2) exact on S with at most 3|S| hidden units."""
-    checked, package, used = 0, _package_functions(addition_mlp), []
-    sets = _mlp_sets()
-    for xs, ys, what in sets:
-        n, d = ys.shape
-        out = _watched_call(package, used, build_MLP, xs.copy(), ys.copy(),
-                        what='your build_MLP', on=f'{what}, {d}-dim outputs')
-        m1, b1, M2, b2 = _mlp_tuple(out, 1, 'your build_MLP')
-        if len(b1) > 3 * n:
-            raise Finding(f'{what}: budget: at most {3 * n} hidden units; got {len(b1)}')
-        if M2.shape[1] != d:
-            raise Finding(f'{what} with {d}-dim outputs: M2 has {M2.shape[1]} columns')
-        got = _eval(m1, b1, M2, b2, xs)
-        err = _off(got - ys).max(1)
-        scale = np.abs(ys).max() * 1e-6 + 1e-9
-        if not err.max() <= scale:
-            i = int(np.argmax(err))
-            raise Finding(f'{what}: at x = {float(xs[i])!r} expected {ys[i].round(6).tolist()}, '
-                          f'got {got[i].round(6).tolist()}', xs[i])
-        checked += n
-    _not_handed_back(used, 'your build_MLP', MLP_HINT)
-    return Passed(f'exact (1e-6 of the largest output) on {checked} points over {len(sets)} sets: '
-                  f'1-200 random points with outputs of 1-7 dims, the two closest 1e-6 apart and '
-                  f'far apart in the list, evenly spaced, decreasing and large inputs, constant '
-                  f'and zero outputs; budget kept: at most 3|S| hidden units')
-
-
-@checker('6.4')
-def check_6_4(weights):
-    """(M1 (1, 2), b1 (2,), M2 (2, 1), b2 (1,)): f(0) = 1 and f(x) <= 0 for |x| >= 1."""
-    m1, b1, M2, b2 = _mlp_tuple(weights, 1, 'your weak spike')
-    if len(b1) != 2 or M2.shape[1] != 1:
-        raise Finding(f'budget: 2 hidden units and one output; got {len(b1)} hidden units and '
-                      f'{M2.shape[1]} outputs')
-    if not abs(_eval(m1, b1, M2, b2, [0.0])[0, 0] - 1) < 1e-9:
-        raise Finding(f'expected f(0) = 1; got {_eval(m1, b1, M2, b2, [0.0])[0, 0]}')
-    kinks = _kinks(m1, b1)
-    reach = max(2.0, np.abs(kinks).max(initial=0) + 1)
-    xs = np.concatenate([[1, -1, reach, -reach, 1e6, -1e6], kinks[np.abs(kinks) >= 1],
-                         np.linspace(1, reach, 300), -np.linspace(1, reach, 300)])
-    vals = _eval(m1, b1, M2, b2, xs)[:, 0]
-    worst = int(np.argmax(np.where(np.isnan(vals), np.inf, vals)))
-    if not vals[worst] <= 1e-9:
-        raise Finding(f'expected f(x) <= 0 for |x| >= 1; got f({xs[worst]}) = {vals[worst]}',
-                      xs[worst])
-    return Passed('2 hidden units; f(0) = 1 and f <= 0 at +-1, at every kink beyond, on a grid '
-                  'and beyond the last kink (+-1e6); f is piecewise linear, so that covers it')
-
-
-BASES_6_5 = tuple(range(2, 101))
-
-
-@checker('6.5')
-def check_6_5(count_for_base):
-    """A function ``b -> total parameter count`` of the single-digit adder in base b."""
-    package, used = _package_functions(addition_programs), []
-    for b in BASES_6_5:
-        got = _watched_call(package, used, count_for_base, b, what='your formula', on=f'b = {b}')
-        if isinstance(got, (tuple, list)) and len(got):
-            got = got[0]
-        want = 58 * b + 49
-        try:
-            value = float(got)
-        except (TypeError, ValueError, OverflowError):
-            raise Finding(f'b = {b}: expected a number, got {type(got).__name__}') from None
-        if value != want:
-            side = 'more' if value > want else 'fewer'
-            raise Finding(f'b = {b}: your formula gives {got}, {side} than count_params counts '
-                          f'for the construction of Fig. 6.2 in base {b} (build it with '
-                          f'taotp.build_single_digit_mod_transformer(base={b}) and count)', b)
-    _not_handed_back(used, 'your formula', COUNT_HINT)
-    return Passed('the total count is right for every base b = 2..100 (the bases the '
-                  'construction of Fig. 6.2 is defined for)')
-
-
-# ----------------------------------------------------------------------------- 6.6-6.8
-
-@checker('6.6')
-def check_6_6(params):
-    """Attention-only layer: its output at position 1 of [i, j] is (1 - k, k, 0, ...), k = i + j."""
-    params, cfg = _program(params, layers=1)
-    _need(params, 10, 2)
-    pairs = _single_pairs()
-    attn_out = guard.run_program(lambda: trace(pairs, params).attn_out[0][:, 1])
-    k = pairs.sum(1)
-    want = np.zeros_like(attn_out)
-    want[:, 0], want[:, 1] = 1 - k, k
-    err = _off(attn_out - want).max(1)
-    if not err.max() <= 1e-6:
-        i = int(np.argmax(err > 1e-6))
-        raise Finding(f'[{pairs[i, 0]}, {pairs[i, 1]}]: expected attention output '
-                      f'{want[i, :4].tolist()}..., got {attn_out[i, :4].round(6).tolist()}...',
-                      pairs[i].tolist())
-    return Passed(f'all 100 digit pairs: the attention output at the second position is '
-                  f'(1 - k, k, 0, ...) to 1e-6 (one layer, d_model {cfg["d_model"]})')
-
-
-@checker('6.7')
-def check_6_7(params):
-    """Single-digit addition mod 10 with d_model = 3: all 100 pairs."""
-    params, cfg = _program(params, d_model=3)
-    _need(params, 10, 2)
-    pairs = _single_pairs()
-    _decode_check(params, pairs, pairs.sum(1) % 10, '[i, j] -> (i + j) mod 10')
-    return Passed(f'all 100 pairs right; budget kept: d_model {cfg["d_model"]} <= 3; '
-                  f'{count_params(params)["n_params"]:,} parameters (the 4-dim book version '
-                  f'has 629)')
-
-
-@checker('6.8')
-def check_6_8(params):
-    """Single-digit addition with proper cleanup: nothing but the answer's embedding is left."""
-    params, _ = _program(params)
-    _need(params, 10, 2)
-    pairs = _single_pairs()
-    answers = pairs.sum(1) % 10
-    _decode_check(params, pairs, answers, '[i, j] -> (i + j) mod 10')
-    final = guard.run_program(lambda: trace(pairs, params).final[:, 1])
-    digits = params['tok_emb'][:10]
-    gap = np.abs(digits[:, None] - digits[None]).max(-1)[~np.eye(10, dtype=bool)].min()
-    want = params['tok_emb'][answers]
-    err = _off(final - want).max(1)
-    if not err.max() <= 1e-6 * gap:
-        i = int(np.argmax(err))
-        raise Finding(f'[{pairs[i, 0]}, {pairs[i, 1]}]: the residual before the final layer norm '
-                      f'should be tok_emb[{answers[i]}] = {want[i].round(4).tolist()}; got '
-                      f'{final[i].round(4).tolist()}, off by {err[i]:.3g}, which is '
-                      f'{err[i] / gap:.3g} of the smallest gap between two digits\' embeddings '
-                      f'(at most 1e-6 allowed)', pairs[i].tolist())
-    return Passed('all 100 pairs right, and the residual stream before the final layer norm at '
-                  'the answer position equals tok_emb of the answer to 1e-6 of the smallest gap '
-                  'between two digits\' embeddings (so scaling the program down cannot hide a '
-                  'leftover)')
-
-
-# ----------------------------------------------------------------------------- 6.10-6.15
-
-PLACES_2 = MappingProxyType({'units': (1, 4), 'tens': (0, 3)})   # a's and b's digit in [a a + b b =]
-
-
-def _mod2(params, label, target=lambda s: s % 10):
-    _need(params, 12, 6)
-    prompts, pairs = addition_prompts(2)
-    n = _decode_check(params, prompts, target(pairs.sum(1)), label)
-    return n, prompts, pairs.sum(1)
-
-
-def _one_head_per_place(params, prompts, sums):
-    """For each place, a head that splits its attention at '=' between a's and b's digit;
-    and the whole sum reaches the MLP."""
-    weights, mlp_in = _layer0_at(params, prompts, 5)
-    for place, positions in PLACES_2.items():
-        if not _reads(weights, positions):
-            raise Finding(f'all pairs right, but no head reads both {place} digits: at the "=" '
-                          f'position, one head must put at least 45 % of its attention on each '
-                          f'of positions {positions[0]} (a) and {positions[1]} (b), for every '
-                          f'prompt; one head per digit place is the point of the puzzle')
-    _sees_whole_sum(mlp_in, sums)
-
-
-@checker('6.10')
-def check_6_10(params):
-    """2-digit addition mod 10 with one head per digit place (<= 3 heads, one layer)."""
-    params, _ = _program(params, layers=1, heads=3)
-    n, prompts, sums = _mod2(params, '[a, a, +, b, b, =] -> (a + b) mod 10')
-    _one_head_per_place(params, prompts, sums)
-    return Passed(f'all {n:,} pairs of 2-digit numbers right; for each digit place a head splits '
-                  f'its attention between a\'s and b\'s digit, and the MLP tells every sum a + b '
-                  f'apart; budget kept: one layer, at most 3 heads')
-
-
-@checker('6.11')
-def check_6_11(params):
-    """As 6.10, keeping the standard position circle pos_enc_3d_array(block_size) in pos_emb."""
-    params, cfg = _program(params, layers=1, heads=3)
-    pos = params['pos_emb']
-    if isinstance(pos, list):
-        raise Finding('pos_emb must be one table that keeps the standard position circle; got a '
-                      'list of tables')
-    circle = pos_enc_3d_array(len(pos))
-    if not any(np.allclose(pos[:, c:c + 3], circle, atol=1e-9) for c in range(pos.shape[1] - 2)):
-        raise Finding(f'pos_emb must keep three columns equal to pos_enc_3d_array({len(pos)}) '
-                      f'(the standard encoding); none of its columns match')
-    n, prompts, sums = _mod2(params, '[a, a, +, b, b, =] -> (a + b) mod 10')
-    _one_head_per_place(params, prompts, sums)
-    return Passed(f'all {n:,} pairs right with the standard position circle kept; for each digit '
-                  f'place a head splits its attention between a\'s and b\'s digit, and the MLP '
-                  f'tells every sum apart; budget kept: one layer, at most 3 heads; d_model '
-                  f'{cfg["d_model"]} (the book uses 7)')
-
-
-@checker('6.13')
-def check_6_13(params):
-    """The 2-digit mod-10 adder without the cleanup head: exactly 4 heads."""
-    params, cfg = _program(params, layers=1, heads=4)
-    if cfg['n_heads'][0] != 4:
-        raise Finding(f'budget: exactly 4 heads (2 n_digits, no cleanup head); got '
-                      f'{cfg["n_heads"][0]}')
-    n, prompts, sums = _mod2(params, '[a, a, +, b, b, =] -> (a + b) mod 10')
-    weights, mlp_in = _layer0_at(params, prompts, 5)
-    for position, digit in ((0, "a's tens"), (1, "a's units"), (3, "b's tens"), (4, "b's units")):
-        if not _reads(weights, (position,)):
-            raise Finding(f'all pairs right, but no head reads {digit} digit: at the "=" position '
-                          f'one head must put at least 45 % of its attention on position '
-                          f'{position}, for every prompt (the four heads read the four digits)')
-    own = [h for h in range(4) if weights[:, h, 5].max() > 0.5]
-    if own:
-        raise Finding(f'head {own[0]} attends mostly to the "=" position itself: that is a '
-                      f'cleanup head, which this puzzle removes')
-    _sees_whole_sum(mlp_in, sums)
-    return Passed(f'all {n:,} pairs right; each of the four digits is read by a head, the MLP '
-                  f'tells every sum apart, and no head attends to itself (no cleanup head); '
-                  f'budget kept: one layer, exactly 4 heads; '
-                  f'{count_params(params)["n_params"]:,} parameters (the book\'s 5-head version '
-                  f'has 9,508)')
-
-
-@checker('6.14')
-def check_6_14(params):
-    """Output the tens digit of a + b (mod 10) for 2-digit a, b."""
-    params, _ = _program(params)
-    n, _, _ = _mod2(params, '[a, a, +, b, b, =] -> floor((a + b) / 10) mod 10',
-                 target=lambda s: s // 10 % 10)
-    return Passed(f'all {n:,} pairs of 2-digit numbers: the tens digit of the sum is right')
 
 
 @checker('6.15')
 def check_6_15(params):
     """3-digit mod-10 adder whose MLP keys are >= 100x farther apart than the book's (1.37e-9)."""
-    n_pairs = 3000
-    params, _ = _program(params, layers=1)
-    _need(params, 12, 8)
-    row = _mlp_row(params)
-    rng = submission_rng(615, params)
+    params = _program(params, layers=1)
     sums = np.arange(1999)
-    a = np.minimum(sums, 999)
-    pairs = np.vstack([np.stack([a, sums - a], axis=1), _carry_pairs(3),
-                       rng.integers(0, 1000, (n_pairs, 2))])
-    prompts, pairs = addition_prompts(3, pairs)
-    n = _decode_check(params, prompts, pairs.sum(1) % 10, '3-digit (a + b) mod 10')
-    keys = _keys(params, prompts, [7], row)[:, 0]
-    sep, s1, s2 = _separation(keys, pairs.sum(1))
+    shown, shown_pairs = addition_prompts(3, np.vstack([
+        np.stack([np.minimum(sums, 999), sums - np.minimum(sums, 999)], axis=1), _carry_pairs(3)]))
+    _decode_check(params, shown, shown_pairs.sum(1) % 10, '3-digit (a + b) mod 10')
+    drawn, pairs = addition_prompts(3, toolkit.fresh_rng().integers(0, 1000, (3000, 2)))
+    _decode_check(params, drawn, pairs.sum(1) % 10, '3-digit (a + b) mod 10, random pair',
+                  pairs, hidden=True)
+    prompts, pairs = np.vstack([shown, drawn]), np.vstack([shown_pairs, pairs])
+    sep, s1, s2 = _separation(_keys(params, prompts, [7])[:, 0], pairs.sum(1))
     book = _book_sep('mod', 3)
     if not sep >= 100 * book:
-        raise Finding(f'right on all {n:,} prompts, but the MLP keys of the sums {s1} and {s2} '
-                      f'are only {sep:.3g} apart; need >= {100 * book:.3g} (100x the book\'s '
-                      f'{book:.3g})')
-    return Passed(f'right on {n:,} 3-digit pairs (one for every sum, carries everywhere, and '
-                  f'{n_pairs:,} random ones {SEED_NOTE}); keys of different sums are at least '
-                  f'{sep:.3g} apart ({sep / book:,.0f}x the book\'s {book:.3g}); one layer, the '
-                  f'MLP reads one coordinate')
+        raise Finding(f'right on all {len(prompts):,} prompts, but the MLP keys of the sums {s1} '
+                      f'and {s2} are only {sep:.3g} apart; need >= {100 * book:.3g} (100x the '
+                      f'book\'s {book:.3g})')
+    return Passed(f'right on {len(prompts):,} 3-digit pairs (one per sum, carry chains, 3,000 '
+                  f'random ones drawn afresh); keys of different sums at least {100 * book:.3g} '
+                  f'apart (100x the book\'s), at the book\'s width before ln2\'s gain; one layer')
 
-
-# ----------------------------------------------------------------------------- 6.16, 6.17
 
 @checker('6.16')
 def check_6_16(params):
-    """2-digit decimal addition after an ignored prefix of 0-6 random digits."""
-    max_prefix = 6
-    params, _ = _program(params)
-    _need(params, 12, max_prefix + 8)
-    rng = submission_rng(616, params)
+    """2-digit decimal addition after an ignored prefix of 0-6 digits (no size budget)."""
+    params = _program(params, vocab=12, block=14)      # a prefix of 6 digits, then 5 + 3 tokens
+    edge, edge_pairs = addition_prompts(2, _carry_pairs(2))
+    for length in range(1, 7):      # carries after nines, zeros, their own digits
+        for kind, prefix in (('nines', np.full((len(edge), length), 9)),
+                             ('zeros', np.zeros((len(edge), length), dtype=np.int64)),
+                             ('own digits', np.resize(edge[:, [0, 1, 3, 4]], (len(edge), length)))):
+            _decode_check(params, np.hstack([prefix, edge]), answer_digits(edge_pairs.sum(1), 3),
+                          f'a prefix of {length} {kind}', edge_pairs)
+    rng = toolkit.fresh_rng()
     prompts, pairs = addition_prompts(2)
-    lengths = np.arange(len(pairs)) % (max_prefix + 1)
-    rng.shuffle(lengths)
-    edge_prompts, edge_pairs = addition_prompts(2, _carry_pairs(2))
-    operands = edge_prompts[:, [0, 1, 3, 4]]
-    checked = 0
-    for length in range(max_prefix + 1):
+    lengths = rng.permutation(np.arange(len(pairs)) % 7)
+    for length in range(7):
         mine = lengths == length
-        prefixes = [rng.integers(0, 10, size=(mine.sum(), length))]
-        if length:       # the pairs with carries after prefixes of nines, of zeros, of the operands
-            prefixes += [np.full((len(edge_prompts), length), 9),
-                         np.zeros((len(edge_prompts), length), dtype=np.int64),
-                         np.resize(operands, (len(edge_prompts), length))]
-        base = [prompts[mine]] + [edge_prompts] * (len(prefixes) - 1)
-        sums = [pairs[mine].sum(1)] + [edge_pairs.sum(1)] * (len(prefixes) - 1)
-        full = np.concatenate([np.vstack(prefixes), np.vstack(base)], axis=1)
-        checked += _decode_check(params, full, answer_digits(np.concatenate(sums), 3),
-                                 f'prefix of {length} digits')
-    return Passed(f'{checked:,} prompts right: all 10,000 pairs of 2-digit numbers, each after a '
-                  f'random prefix of 0-{max_prefix} digits ({SEED_NOTE}), and pairs with carries '
-                  f'everywhere after prefixes of every length made of nines, of zeros, and of '
-                  f'copies of their operands')
-
-
-def _decimal_seqs(n, pairs):
-    """Teacher-forced sequences (prompt + right answer digits but the last) and the answers."""
-    prompts, pairs = addition_prompts(n, pairs)
-    digits = answer_digits(pairs.sum(1), n + 1)
-    return prompts, pairs, digits, np.concatenate([prompts, digits[:, :-1]], axis=1)
+        full = np.hstack([rng.integers(0, 10, size=(mine.sum(), length)), prompts[mine]])
+        _decode_check(params, full, answer_digits(pairs[mine].sum(1), 3),
+                      f'a random prefix of {length} digit{"s" * (length != 1)}',
+                      pairs[mine], hidden=True)
+    return Passed(f'the 3 digits of the sum right for all 10,000 pairs, each after 0-6 random '
+                  f'digits drawn afresh, and for {len(edge)} carry pairs after prefixes of every '
+                  f'length made of nines, of zeros and of their own digits')
 
 
 @checker('6.17')
@@ -636,102 +490,71 @@ def check_6_17(build):
     """``build(n_digits)`` -> decimal adder whose key separation beats the book's construction."""
     notes = []
     for n in (1, 2):
-        params = guard.call(build, n, what='your builder', on=f'n_digits={n}')
-        params, _ = _program(params, layers=1)
-        _need(params, 12, 3 * n + 2)
-        prompts, pairs, digits, seqs = _decimal_seqs(n, None)          # every pair
-        _decode_check(params, prompts, digits, f'{n} digits')
-        at = list(range(2 * n + 1, 3 * n + 2))
-        keys = _keys(params, seqs, at, _mlp_row(params))
+        params = _built(build, n, layers=1)
+        prompts, pairs = addition_prompts(n)
+        digits = answer_digits(pairs.sum(1), n + 1)
+        _decode_check(params, prompts, digits, f'{n}-digit addition')
+        keys = _keys(params, np.hstack([prompts, digits[:, :-1]]), range(2 * n + 1, 3 * n + 2))
         labels = pairs.sum(1)[:, None] * 10 + np.arange(n + 1)[None]   # (sum, answer position)
         sep, l1, l2 = _separation(keys, labels)
-        ref = _book_sep('decimal', n)                                     # 6.0e-3, 9.9e-4
-        if not sep > 1.01 * ref:
-            where = (f' (sum {l1 // 10} at answer digit {l1 % 10} and sum {l2 // 10} at answer '
-                     f'digit {l2 % 10})' if l1 is not None else '')
-            raise Finding(f'{n} digits: right, but the keys of all (sum, answer position) pairs '
-                          f'are {sep:.3g} apart{where}; the book\'s construction reaches '
-                          f'{ref:.3g} (beat it by at least 1%)')
-        notes.append(f'{n} digit(s) {sep:.3g} (book {ref:.2g})')
-    return Passed('right on every pair (100 of 1 digit, 10,000 of 2 digits), one layer, and '
-                  'wider key separation, measured on the keys of every pair and answer '
-                  'position: ' + ', '.join(notes))
-
-
-# ----------------------------------------------------------------------------- 6.19, 6.20
-
-def _unpadded(a, b):
-    return [int(c) for c in str(a)] + [PLUS] + [int(c) for c in str(b)] + [EQUALS]
+        book = _book_sep('decimal', n)
+        if not sep > 1.01 * book:
+            raise Finding(f'n_digits={n}: right, but the keys of all (sum, answer position) pairs '
+                          f'are only {sep:.3g} apart (sum {l1 // 10} at answer digit {l1 % 10} '
+                          f'and sum {l2 // 10} at answer digit {l2 % 10}); the book\'s '
+                          f'construction reaches {book:.3g} (beat it by at least 1%)')
+        notes.append(f'{n} digit(s) {sep:.3g} (book {book:.2g})')
+    return Passed('every pair right (100 of 1 digit, 10,000 of 2), one layer; keys of all pairs '
+                  'and answer positions (book\'s width, before ln2): ' + ', '.join(notes))
 
 
 @checker('6.19')
 def check_6_19(params):
-    """Addition without padding: ``[a, +, b, =] -> digits of a + b, then '='`` for a, b < 100.
-
-    Every pair is checked: one teacher-forced pass per (prompt length, answer
-    length) group, the MLP run once per distinct input across all groups.
-    """
-    limit = 100
-    params, _ = _program(params)
-    longest = 2 * len(str(limit - 1)) + 2 + len(str(2 * (limit - 1)))  # prompt + digits + '='
-    _need(params, 12, longest)
-    groups = {}
-    for a in range(limit):
-        for b in range(limit):
-            answer = [int(c) for c in str(a + b)] + [EQUALS]
-            prompt = _unpadded(a, b)
-            groups.setdefault((len(prompt), len(answer)), []).append((a, b, prompt, answer))
-    memo, wrong = DistinctRows(), []
-    for (n_prompt, _), rows in sorted(groups.items()):
-        seqs = np.array([prompt + answer for _, _, prompt, answer in rows])
-        pred = guard.run_program(lambda: teacher_forced_argmax(seqs, params, n_prompt,
-                                                               mlp_rows=memo),
-                                 on=f'the prompts of {n_prompt} tokens')
-        wrong += [rows[i] for i in np.flatnonzero((pred != seqs[:, n_prompt:]).any(1))]
-    if wrong:
-        a, b, prompt, want = min(wrong)
-        got = guard.run_program(decode_batch, np.array([prompt]), params, len(want), 1)
-        raise Finding(f'{a} + {b}: prompt {prompt}: expected {want}, got '
-                      f'{got[0, len(prompt):].tolist()} ({len(wrong):,} of {limit ** 2:,} pairs '
-                      f'wrong)', prompt)
-    return Passed(f'all {limit ** 2:,} pairs a, b in 0..{limit - 1} written without padding: the '
-                  f'sum without leading zeros, then "=" (11) as the end mark')
-
-
-def _product_pairs(rng, count):
-    special = [[99, 99], [10, 10], [0, 57], [57, 0], [0, 0], [1, 99], [99, 1], [50, 50],
-               [11, 11], [64, 16], [32, 32], [25, 4], [98, 99], [12, 34], [90, 90], [1, 1]]
-    return np.vstack([special, rng.integers(0, 100, size=(count, 2))])
+    """``[a, +, b, =] -> digits of a + b, then '='`` for all a, b < 100 written without padding."""
+    params = _program(params, vocab=12, block=9)
+    digits, groups, memo = lambda x: [int(c) for c in str(x)], {}, DistinctRows()
+    for a, b in ((a, b) for a in range(100) for b in range(100)):
+        case = (digits(a) + [PLUS] + digits(b) + [EQUALS], digits(a + b) + [EQUALS], [a, b])
+        groups.setdefault((len(case[0]), len(case[1])), []).append(case)
+    for rows in groups.values():
+        prompts, want, pairs = (np.array(part) for part in zip(*rows))
+        _decode_check(params, prompts, want, 'without padding', pairs, mlp_rows=memo)
+    return Passed('all 10,000 pairs a, b in 0..99 written without padding: the sum without '
+                  'leading zeros, then "=" (11) as the end mark')
 
 
 @checker('6.20')
 def check_6_20(build):
     """``build(n_digits)`` -> multiplier: ``[a.., +, b.., =] -> 2n digits of a * b``."""
-    n_seeded, notes = 250, []
+    special = [[99, 99], [10, 10], [0, 57], [57, 0], [0, 0], [1, 99], [99, 1], [50, 50],
+               [11, 11], [64, 16], [32, 32], [25, 4], [98, 99], [12, 34], [90, 90], [1, 1]]
     for n in (1, 2):
-        params = guard.call(build, n, what='your builder', on=f'n_digits={n}')
-        params, _ = _program(params)
-        _need(params, 12, 4 * n + 1)
-        pairs = None if n == 1 else _product_pairs(submission_rng(620, params), n_seeded)
-        prompts, pairs = addition_prompts(n, pairs)
-        notes.append(_decode_check(params, prompts, answer_digits(pairs[:, 0] * pairs[:, 1], 2 * n),
-                                   f'{n}-digit multiplication'))
-    return Passed(f'all {notes[0]} 1-digit products and {notes[1]} 2-digit products (2n digits, '
-                  f'zero padded) right: zeros, ones, 99 x 99, powers of two, and {n_seeded} '
-                  f'random pairs {SEED_NOTE}; the operator token is 10')
+        params = _built(build, n)
+        drawn = toolkit.fresh_rng().integers(0, 100, size=(250, 2))
+        for pairs, hidden in ((None, False),) if n == 1 else ((special, False), (drawn, True)):
+            prompts, pairs = addition_prompts(n, pairs)
+            _decode_check(params, prompts, answer_digits(pairs[:, 0] * pairs[:, 1], 2 * n),
+                          f'{n}-digit multiplication', pairs if n == 2 else None, hidden, op='x')
+    return Passed(f'all 100 1-digit products and {len(special) + 250} 2-digit ones (2n digits, '
+                  f'zero padded): zeros, ones, 99 x 99, powers of two, 250 random pairs, fresh')
 
+
+SPIKES_OFF = dict.fromkeys(['taotp.addition.spike', 'taotp.build_MLP',
+                            'taotp.lookup.universal.interpolating_mlp'],
+                           'build the hidden units yourself (each ReLU is one kink of f)')
 
 PUZZLES = [
     Puzzle('6.1', 'The sums v_i + u_j span at most n + m - 1 dimensions', 'reflect'),
     Puzzle('6.2', 'A spike of any height anywhere (Corollary 6.1)', 'checked', check_6_2,
-           '3 hidden units'),
-    Puzzle('6.3', 'Theorem 6.1: build_MLP', 'checked', check_6_3, '<= 3|S| hidden units'),
+           '3 hidden units', refuse=SPIKES_OFF),
+    Puzzle('6.3', 'Theorem 6.1: build_MLP', 'checked', check_6_3, '<= 3|S| hidden units',
+           refuse=SPIKES_OFF),
     Puzzle('6.4', 'A weak spike from two ReLUs', 'checked', check_6_4, '2 hidden units'),
-    Puzzle('6.5', 'Parameter count of the single-digit adder in base b', 'checked', check_6_5),
-    Puzzle('6.6', 'Attention that outputs (1 - k, k, 0, ...)', 'checked', check_6_6,
-           'one layer'),
-    Puzzle('6.7', 'Single-digit addition with 3 model dimensions', 'checked', check_6_7,
-           'd_model 3'),
+    Puzzle('6.5', 'Parameter count of the single-digit adder in base b', 'checked', check_6_5,
+           refuse={'taotp.build_single_digit_mod_transformer':
+                   'build the construction outside your function to test your formula'}),
+    Puzzle('6.6', 'Attention that outputs (1 - k, k, 0, ...)', 'checked', check_6_6, 'one layer'),
+    Puzzle('6.7', 'Single-digit addition in 3 model dimensions', 'checked', check_6_7, 'd_model 3'),
     Puzzle('6.8', 'Single-digit addition with proper cleanup', 'checked', check_6_8),
     Puzzle('6.9', 'The matrix cos(alpha |i - j|) has rank at most 2', 'reflect'),
     Puzzle('6.10', 'One head per digit place by changing pos_emb', 'checked', check_6_10,
@@ -742,11 +565,10 @@ PUZZLES = [
     Puzzle('6.13', 'The mod-10 adder without its cleanup head', 'checked', check_6_13,
            'one layer, 2 n_digits heads'),
     Puzzle('6.14', 'Output the tens digit', 'checked', check_6_14),
-    Puzzle('6.15', 'Key separation 100x wider for 3 digits', 'checked', check_6_15,
-           'one layer'),
-    Puzzle('6.16', 'Decimal addition after an ignored prefix', 'checked', check_6_16),
-    Puzzle('6.17', 'Scale value and position to widen the keys', 'checked', check_6_17,
-           'one layer'),
+    Puzzle('6.15', 'Key separation 100x wider for 3 digits', 'checked', check_6_15, 'one layer'),
+    Puzzle('6.16', 'Decimal addition after an ignored prefix', 'checked', check_6_16,
+           'none (block size >= 14)'),
+    Puzzle('6.17', 'Scale value and position to widen keys', 'checked', check_6_17, 'one layer'),
     Puzzle('6.18', 'Which position coordinate should go into the key?', 'reflect'),
     Puzzle('6.19', 'Addition without zero padding', 'checked', check_6_19),
     Puzzle('6.20', 'Decimal multiplication', 'checked', check_6_20),

@@ -1,151 +1,148 @@
-"""Checkers for Chapter 7, The Original Encodings (puzzles 7.1-7.11).
+"""Checkers for Chapter 7, The Original Encodings (puzzles 7.1-7.11; 7.11's harness and checker
+are in ``taotp.exercises.training``).
 
-Checked: 7.3 (shift matrix of the sinusoidal encoding), 7.7 (attend evenly to the
-last k positions), 7.8 (distinguishability with evenly spaced angles), 7.9 (which
-heatmap is which), 7.10 (general padding dimension), 7.11 (a training experiment:
-harness and checker in ``taotp.exercises.training``).  The others are proofs or
-reflections; their answers are in the solutions notebook.
+7.3, 7.7, 7.8 and 7.10 draw part of their cases from a fresh seed on every check; a message
+about such a case names the seed and the public function that rebuilds the cases
+(``shift_cases``, ``window_cases``, ``sizes_7_8``, ``padding_cases``), never the expected value.
 """
 import re
-from collections.abc import Sequence
 
 import numpy as np
 
 from ..encodings import (distinguishability, og_angles, og_embedding, random_angles,
-                         rotation_encoding, shift_by_delta, uniform_rotation_embedding,
-                         window_attention)
-from . import guard
+                         rotation_encoding, uniform_rotation_embedding, window_attention)
+from . import toolkit
 from .registry import Puzzle, checker
-from .result import Finding, Passed
-from .training import check_7_11
+from .toolkit import Finding, Passed
+from .training_checks import check_7_11
+
+
+def _drawn(kind, seed, number):
+    return f'drawn for this check: {kind}({seed})[{number}]'
+
 
 # ---------------------------------------------------------------- 7.3
 
-def _shift_cases():
-    """(delta, d, q): fixed boundary cases, then a seeded sweep; q up to 1000 positions."""
-    cases = [(delta, d, 200) for d in (4, 16, 64, 128)
-             for delta in (1, -1, 3, -7, 0, 20, -50, 150)]
-    cases += [(1, 2, 50), (-1, 2, 50), (5, 6, 300), (-300, 10, 1000), (999, 8, 1000),
-              (64, 128, 1000), (-500, 128, 1000), (7, 50, 1000)]
-    rng = np.random.default_rng(73)
-    for _ in range(10):
-        d = 2 * int(rng.integers(1, 80))
-        q = int(rng.integers(20, 1001))
+_FIXED_SHIFTS = ([(delta, d, 200) for d in (4, 16, 64, 128)
+                  for delta in (1, -1, 3, -7, 0, 20, -50, 150)]
+                 + [(1, 2, 50), (-1, 2, 50), (5, 6, 300), (-300, 10, 1000), (999, 8, 1000),
+                    (64, 128, 1000), (-500, 128, 1000), (7, 50, 1000)])
+DRAWN_7_3 = 10
+
+
+def shift_cases(seed):
+    """The (delta, d, q) of one check of 7.3: 40 fixed cases, then 10 drawn from ``seed``."""
+    rng = np.random.default_rng(seed)
+    cases = list(_FIXED_SHIFTS)
+    for _ in range(DRAWN_7_3):
+        d, q = 2 * int(rng.integers(1, 81)), int(rng.integers(20, 1001))
         cases.append((int(rng.integers(-q + 1, q)), d, q))
     return cases
 
 
-_SHIFT_BY_DELTA = {shift_by_delta.__code__: 'taotp.encodings.shift_by_delta'}
-
-
 @checker('7.3')
 def check_7_3(shift_matrix):
-    """``shift_matrix(delta, d)`` -> (d, d) T with ``og_embedding(q, d)[j] @ T == row j + delta``."""
-    used = []
-    for delta, d, q in _shift_cases():
-        with guard.watching(_SHIFT_BY_DELTA) as seen:
-            T = guard.call(shift_matrix, delta, d, what='your shift_matrix',
-                           on=f'delta={delta}, d={d}')
-        used = used or seen[:1]
-        T = guard.array(T, (d, d), what=f'shift_matrix({delta}, {d})')
-        E = og_embedding(q, d)      # made after the call: no table of the check's is ever in reach
+    """``shift_matrix(delta, d)`` -> (d, d) T: ``og_embedding(q, d)[j] @ T == row j + delta``."""
+    seed = toolkit.fresh_seed()
+    cases = shift_cases(seed)
+    for number, (delta, d, q) in enumerate(cases):
+        on = f'delta={delta}, d={d}' + (f' ({_drawn("ch07.shift_cases", seed, number)})'
+                                        if number >= len(_FIXED_SHIFTS) else '')
+        T = toolkit.call(shift_matrix, delta, d, what='your shift_matrix', on=on)
+        T = toolkit.array(T, (d, d), what=f'shift_matrix({delta}, {d})')
+        E = og_embedding(q, d)
         rows = np.arange(max(0, -delta), min(q, q - delta))
         off = np.abs(E[rows] @ T - E[rows + delta]).max(axis=1)
-        if not off.max() < 1e-9:
-            j, hint = int(rows[np.argmax(off)]), ''
-            back = rows[(rows - delta >= 0) & (rows - delta < q)]
-            if delta and len(back) and np.abs(E[back] @ T - E[back - delta]).max() < 1e-9:
-                j = int(back[np.argmax(off[np.isin(rows, back)])])
-                hint = (f'; it lands on row {j - delta} instead: your matrix shifts by '
-                        f'-delta (look at the sign of the sine terms, and at which side of '
-                        f'T the row vector sits)')
-            raise Finding(f'delta={delta}, d={d}: og_embedding({q}, {d})[{j}] @ T should be '
-                          f'row {j + delta}, but is off by {off[rows == j][0]:.2e}{hint}',
-                          (delta, d))
-    if used:     # right, but through the package's own matrix
-        raise Finding('your shift_matrix switched off the check\'s watch (sys.settrace)'
-                      if used[0] == 'sys.settrace' else 'your shift_matrix gives the right '
-                      'matrices by calling taotp.encodings.shift_by_delta, the package\'s own '
-                      'answer: build T from the formula of the encoding yourself')
-    cases = _shift_cases()
-    dims, deltas = [d for _, d, _ in cases], [delta for delta, _, _ in cases]
+        if off.max() < 1e-9:
+            continue
+        j, hint = int(rows[np.argmax(off)]), ''
+        back = rows[(rows - delta >= 0) & (rows - delta < q)]
+        if delta and len(back) and np.abs(E[back] @ T - E[back - delta]).max() < 1e-9:
+            j = int(back[np.argmax(off[np.isin(rows, back)])])
+            hint = (f'; it lands on row {j - delta} instead: your matrix shifts by -delta (look '
+                    f'at the sign of the sine terms, and at which side of T the row vector sits)')
+        raise Finding(f'{on}: og_embedding({q}, {d})[{j}] @ T should be row {j + delta}, but '
+                      f'is off by {off[rows == j][0]:.2e}{hint}', (delta, d))
+    dims, deltas = [d for _, d, _ in _FIXED_SHIFTS], [delta for delta, _, _ in _FIXED_SHIFTS]
     return Passed(f'exact to 1e-9 on every valid row of tables of up to 1000 positions for '
-                  f'{len(cases)} (delta, d) pairs: d from {min(dims)} to {max(dims)} (powers of '
-                  f'two and others), delta from {min(deltas)} to {max(deltas)}, zero included')
+                  f'{len(cases)} (delta, d) pairs: {len(_FIXED_SHIFTS)} fixed (d from {min(dims)} '
+                  f'to {max(dims)}, powers of two and others, delta from {min(deltas)} to '
+                  f'{max(deltas)}, zero included) and {DRAWN_7_3} drawn for this check (d up to '
+                  f'160); taotp.encodings.shift_by_delta was switched off')
 
 
 # ---------------------------------------------------------------- 7.7
 
-def _window_cases():
-    """(k, q, thetas, label): the chapter's kinds of angles, then a seeded sweep (n >= q angles)."""
-    rng = np.random.default_rng(77)
-    cases = [
-        (3, 24, random_angles(24, rng), '24 random angles'),
-        (5, 32, random_angles(40, rng), '40 random angles'),
-        (1, 16, random_angles(16, rng), '16 random angles'),
-        (7, 30, 2 * np.pi * np.arange(32) / 32, '32 evenly spaced angles'),
-        (4, 16, og_angles(64), 'the 32 sinusoidal angles of d = 64'),
-        (2, 12, np.sort(random_angles(12, rng)), '12 sorted random angles'),
-        (12, 12, random_angles(14, rng), '14 random angles, k = q'),
-        (16, 32, random_angles(32, rng), '32 random angles, k = q/2'),
-    ]
-    for _ in range(6):
+DRAWN_7_7 = 6
+TOL_7_7 = 1e-3
+
+
+def window_cases(seed):
+    """The (k, q, thetas, label) of one check of 7.7, all random angles drawn from ``seed``:
+    the chapter's kinds of angles (k = 1 and k = q included), then 6 drawn sizes."""
+    rng = np.random.default_rng(seed)
+    cases = [(3, 24, random_angles(24, rng), '24 random angles'),
+             (5, 32, random_angles(40, rng), '40 random angles'),
+             (1, 16, random_angles(16, rng), '16 random angles'),
+             (7, 30, 2 * np.pi * np.arange(32) / 32, '32 evenly spaced angles'),
+             (4, 16, og_angles(64), 'the 32 sinusoidal angles of d = 64'),
+             (2, 12, np.sort(random_angles(12, rng)), '12 sorted random angles'),
+             (12, 12, random_angles(14, rng), '14 random angles, k = q'),
+             (16, 32, random_angles(32, rng), '32 random angles, k = q/2')]
+    for _ in range(DRAWN_7_7):
         q = int(rng.integers(6, 41))
         k, n = int(rng.integers(1, q + 1)), int(rng.integers(q, q + 9))
         cases.append((k, q, random_angles(n, rng), f'{n} random angles'))
     return cases
 
 
-TOL_7_7 = 1e-3
+def window_problem(W, k, q, thetas):
+    """None if ``W`` spreads every query i >= k - 1 evenly over keys i-k+1..i (to TOL_7_7),
+    else (message, query)."""
+    with np.errstate(over='ignore', invalid='ignore'):
+        P = window_attention(W, q, thetas)
+    if not np.all(np.isfinite(P)):
+        return 'the attention weights overflow (NaN); keep the scores finite', None
+    for i in range(k - 1, q):
+        inside, outside = P[i, i - k + 1:i + 1], P[i, :i - k + 1]
+        if np.abs(inside - 1 / k).max() > TOL_7_7:
+            j = i - k + 1 + int(np.argmax(np.abs(inside - 1 / k)))
+            return (f'query {i} puts weight {P[i, j]:.4f} on key {j}; every key of its window '
+                    f'{i - k + 1}..{i} should get 1/k = {1 / k:.4f}'), i
+        if len(outside) and outside.max() > TOL_7_7:
+            j = int(np.argmax(outside))
+            return (f'query {i} puts weight {P[i, j]:.4f} on key {j}, outside its window '
+                    f'{i - k + 1}..{i}; it should be below {TOL_7_7}'), i
+    return None
 
 
 @checker('7.7')
 def check_7_7(window_matrix):
     """``window_matrix(k, q, thetas)`` -> W: attention spreads 1/k over the last k positions."""
-    tol = TOL_7_7
-    cases = _window_cases()
-    for i, (k, q, thetas, label) in enumerate(cases):
+    seed = toolkit.fresh_seed()
+    cases = window_cases(seed)
+    for number, (k, q, thetas, label) in enumerate(cases):
+        on = f'k={k}, q={q}, {label} ({_drawn("ch07.window_cases", seed, number)})'
         d = 2 * len(thetas)
-        W = guard.call(window_matrix, k, q, thetas.copy(), what='your window_matrix',
-                       on=f'k={k}, q={q}, {label}')
-        W = guard.array(W, (d, d), what=f'window_matrix({k}, {q}, <{label}>)')
-        k, q, thetas, label = _window_cases()[i]     # made again: the call never held these
-        with np.errstate(over='ignore', invalid='ignore'):
-            P = window_attention(W, q, thetas)
-        if not np.all(np.isfinite(P)):
-            raise Finding(f'k={k}, q={q}, {label}: the attention weights overflow (NaN); '
-                          f'keep the scores finite', (k, q))
-        for i in range(k - 1, q):
-            inside = P[i, i - k + 1:i + 1]
-            outside = P[i, :i - k + 1]
-            if np.abs(inside - 1 / k).max() > tol:
-                j = i - k + 1 + int(np.argmax(np.abs(inside - 1 / k)))
-                raise Finding(f'k={k}, q={q}, {label}: query {i} puts weight {P[i, j]:.4f} on '
-                              f'key {j}; expected 1/k = {1 / k:.4f} on keys {i - k + 1}..{i}',
-                              (k, q, i))
-            if len(outside) and outside.max() > tol:
-                j = int(np.argmax(outside))
-                raise Finding(f'k={k}, q={q}, {label}: query {i} puts weight {P[i, j]:.4f} on '
-                              f'key {j}, outside its window {i - k + 1}..{i}; expected < {tol}',
-                              (k, q, i))
-    ks = sorted({k for k, _, _, _ in cases})
-    return Passed(f'every query i >= k - 1 spreads 1/k (within {tol}) over keys i-k+1..i and '
-                  f'less than {tol} elsewhere, for {len(cases)} cases: k from {ks[0]} to '
-                  f'{ks[-1]} (k = 1 and k = q included), random, sorted, evenly spaced and '
-                  f'sinusoidal angles, q up to {max(q for _, q, _, _ in cases)}')
+        W = toolkit.call(window_matrix, k, q, thetas, what='your window_matrix', on=on)
+        W = toolkit.array(W, (d, d), what=f'window_matrix({k}, {q}, <{label}>)')
+        problem = window_problem(W, k, q, thetas)
+        if problem:
+            raise Finding(f'{on}: {problem[0]}', (k, q, problem[1]))
+    return Passed(f'every query i >= k - 1 spreads 1/k (within {TOL_7_7}) over keys i-k+1..i '
+                  f'and less than {TOL_7_7} elsewhere, for {len(cases)} cases drawn for this '
+                  f'check: k = 1 and k = q included, random, sorted, evenly spaced and '
+                  f'sinusoidal angles, q up to 40')
 
 
 # ---------------------------------------------------------------- 7.8
 
-def _folded_distinguishability(q, d):
-    """Definition 7.6 for ``uniform_rotation_embedding(q, d)`` without building the q x q table.
+def folded_distinguishability(q, d):
+    """Definition 7.6 for ``uniform_rotation_embedding(q, d)`` without the q x q table.
 
-    The angles are multiples of 2 pi / n (n = d / 2), so row i + n equals row i
-    and E_i . E_j depends only on (i - j) mod n: position i sees each
-    difference t as often as there are j < q with j = i - t (mod n).  Used for
-    sizes whose table would not fit in memory; tested against the direct
-    computation on small sizes.
-    """
+    The angles are multiples of 2 pi / n (n = d / 2), so row i + n equals row i and E_i . E_j
+    depends only on (i - j) mod n: position i sees each difference t as often as there are
+    j < q with j = i - t (mod n)."""
     n = d // 2
     first = uniform_rotation_embedding(min(q, n), d)
     gram = first @ first[0]                     # E_t . E_0 for t = 0..min(q, n) - 1
@@ -157,73 +154,79 @@ def _folded_distinguishability(q, d):
     return best
 
 
-def _sizes_7_8():
-    """(q, d) pairs: the chapter's sizes, small d (where e^-n matters), a seeded sweep, huge q."""
-    sizes = [(256, 256), (256, 128), (100, 64), (64, 128), (300, 48), (90, 32), (33, 64),
-             (10, 4), (7, 2), (1, 2), (1, 256), (5, 40), (50, 8), (129, 8), (64, 6)]
-    rng = np.random.default_rng(78)
-    sizes += [(int(rng.integers(1, 400)), 2 * int(rng.integers(1, 129))) for _ in range(8)]
-    return sizes + [(10 ** 12, 256), (10 ** 9 + 7, 64)]
+def sizes_7_8(seed):
+    """The (q, d) of one check of 7.8: the statement's size, then sizes drawn from ``seed``: small
+    d (where the far positions still count), any size, q = 1, and q far beyond any table."""
+    rng = np.random.default_rng(seed)
+    sizes = [(256, 256), (int(rng.integers(3, 61)), 4), (int(rng.integers(4, 121)), 6),
+             (int(rng.integers(5, 201)), 8), (1, 2 * int(rng.integers(1, 129)))]
+    sizes += [(int(rng.integers(1, 401)), 2 * int(rng.integers(1, 129))) for _ in range(5)]
+    sizes += [(int(rng.integers(10 ** 9, 10 ** 13)), 2 * int(rng.integers(2, 9))),
+              (int(rng.integers(10 ** 9, 10 ** 13)), 2 * int(rng.integers(1, 129)))]
+    return sizes
 
 
 def _want_7_8(q, d):
     if q * q * d <= 10 ** 9:
         return distinguishability(uniform_rotation_embedding(q, d))
-    return _folded_distinguishability(q, d)
+    return folded_distinguishability(q, d)
+
+
+REL_7_8 = 1e-3
+_HINT_7_8 = ('when do two positions get the same vector, and what do the others add to the '
+             'softmax denominator?')
 
 
 @checker('7.8')
 def check_7_8(answer):
     """A number for q = d = 256, or a callable (q, d) -> distinguishability of uniform angles."""
-    if callable(answer):
-        sizes = tuple(_sizes_7_8())
-        for q, d in sizes:
-            try:
-                got = guard.call(answer, q, d, what='your formula', on=f'q={q}, d={d}',
-                                 seconds=5)
-                got = float(guard.array(got, (), what=f'your formula at q={q}, d={d}'))
-            except Finding as f:
-                if q * d < 10 ** 9:
-                    raise
-                raise Finding(f'{f.message} (at this size no table fits in memory: a formula '
-                              f'in q and d is needed)', (q, d), f.detail) from None
-            want = _want_7_8(q, d)
-            if not abs(got - want) < 1e-3:
-                raise Finding(f'q={q}, d={d}: expected {want:.4f}, got {got:.4f}', (q, d))
-        return Passed(f'your formula matches Definition 7.6 (to 1e-3) at {len(sizes)} sizes '
-                      f'(q, d): d from 2 to 256 (small d, where the far positions still count, '
-                      f'included), q from 1 to 10^12 (too many rows for any table)')
-    got = float(guard.array(answer, (), what='your answer'))
-    want = distinguishability(uniform_rotation_embedding(256, 256))
-    if not abs(got - want) < 1e-3:
-        raise Finding(f'q=256, d=256: expected {want:.4f}, got {got:.4f} (hint: when do two '
-                      f'positions get the same vector?)', (256, 256))
-    return Passed(f'{want:.4f} at 256 positions and 256 dims; for the general case submit a '
-                  f'function of (q, d)')
+    if answer is None:
+        raise Finding('no answer yet: give a number, or a function of (q, d)')
+    if not isinstance(answer, toolkit.Remote):
+        got, want = float(toolkit.array(answer, (), what='your answer')), _want_7_8(256, 256)
+        if not abs(got - want) <= REL_7_8 * want:
+            raise Finding(f'{got!r} is not the distinguishability of '
+                          f'uniform_rotation_embedding(256, 256) (to {REL_7_8:.1%}); hint: '
+                          f'{_HINT_7_8}', (256, 256))
+        return Passed('the distinguishability at 256 positions and 256 dims (to 0.1 %); for '
+                      'the general case submit a function of (q, d)')
+    seed = toolkit.fresh_seed()
+    sizes = sizes_7_8(seed)
+    for number, (q, d) in enumerate(sizes):
+        on = f'q={q}, d={d}' + (f' ({_drawn("ch07.sizes_7_8", seed, number)})' if number else '')
+        try:
+            got = toolkit.call(answer, q, d, what='your formula', on=on, seconds=5)
+            got = float(toolkit.array(got, (), what=f'your formula at {on}'))
+        except Finding as f:
+            if q * d < 10 ** 9:
+                raise
+            raise Finding(f'{f.message} (at this size no table fits in memory: a formula in q '
+                          f'and d is needed)', (q, d), f.detail, f.where) from None
+        want = _want_7_8(q, d)
+        if not abs(got - want) <= REL_7_8 * want:
+            raise toolkit.wrong(on, got, f'not within {REL_7_8:.1%} of Definition 7.6; '
+                                         f'{_HINT_7_8}', (q, d))
+    return Passed(f'your formula matches Definition 7.6 (to {REL_7_8:.1%}) at q = d = 256 and '
+                  f'{len(sizes) - 1} sizes drawn for this check: d from 2 to 256 (small d, where '
+                  f'the far positions still count, included), q from 1 to beyond 10^9 (too many '
+                  f'rows for any table)')
 
 
 # ---------------------------------------------------------------- 7.9
 
 LABELS_7_9 = ('og', 'random', 'sorted', 'uniform')
+_PANELS_SEED = 50          # the panels show the four encodings in the order this seed draws
+DIGEST_7_9 = '96c109241bc0791523fd479178c16cfede1b5d73f9270a4c4c6f870ef96383dc'
 
 
-_ORDER_7_9 = (2, 0, 3, 1)    # panels A-D show LABELS_7_9 in this fixed, shuffled order
-
-
-def _tables_7_9(q=64, d=128):
-    rng = np.random.default_rng(2024)
-    tables = {
-        'og': og_embedding(q, d),
-        'random': rotation_encoding(q, random_angles(d // 2, rng)),
-        'sorted': rotation_encoding(q, np.sort(random_angles(d // 2, rng))),
-        'uniform': uniform_rotation_embedding(q, d),
-    }
-    return [(LABELS_7_9[i], tables[LABELS_7_9[i]]) for i in _ORDER_7_9]
-
-
-def puzzle_7_9_panels():
+def puzzle_7_9_panels(q=64, d=128):
     """The four rotation encodings (64 positions x 128 dims) of puzzle 7.9, panels A-D."""
-    return [table for _, table in _tables_7_9()]
+    rng = np.random.default_rng(2024)
+    tables = {'og': og_embedding(q, d), 'random': rotation_encoding(q, random_angles(d // 2, rng)),
+              'sorted': rotation_encoding(q, np.sort(random_angles(d // 2, rng))),
+              'uniform': uniform_rotation_embedding(q, d)}
+    order = np.random.default_rng(_PANELS_SEED).permutation(len(LABELS_7_9))
+    return [tables[LABELS_7_9[i]] for i in order]
 
 
 _WORDS_7_9 = {
@@ -238,11 +241,8 @@ _NEGATED_SORT = re.compile(r'\b(?:un|not\s+|non-?\s*)(?:sorted|sort|ordered)\b')
 
 
 def _label(text):
-    """The encoding a free-text label names, or None if it names none or several.
-
-    "sorted random angles" is 'sorted'; "unsorted" / "not sorted" is 'random';
-    a label naming two kinds ("uniform random") is ambiguous and read as None.
-    """
+    """The encoding a free-text label names, or None if it names none or several: "sorted
+    random angles" is 'sorted', "unsorted" / "not sorted" 'random', "uniform random" None."""
     t = str(text).strip().lower()
     negated = bool(_NEGATED_SORT.search(t))
     words = set(re.findall(r'[a-z0-9]+', _NEGATED_SORT.sub(' unsorted ', t)))
@@ -258,29 +258,23 @@ def _label(text):
 def check_7_9(answer):
     """A list of four labels for panels A-D, from: og, random, sorted, uniform."""
     kinds = "'og', 'random', 'sorted', 'uniform'"
-    if isinstance(answer, (str, bytes, dict)) or not isinstance(answer, Sequence) \
-            and not isinstance(answer, np.ndarray):
+    listed = isinstance(answer, (list, tuple, np.ndarray))
+    if not listed or len(answer) != 4:
         raise Finding(f'expected a list of 4 labels for panels A, B, C, D (each one of {kinds}); '
-                      f'got {type(answer).__name__}')
-    answer = list(answer)
-    if len(answer) != 4:
-        raise Finding(f'expected a list of 4 labels for panels A, B, C, D (each one of {kinds}); '
-                      f'got {len(answer)} items')
-    texts = [a if isinstance(a, str) else None for a in answer]
-    if None in texts:
-        bad = answer[texts.index(None)]
-        raise Finding(f'each label must be a string ({kinds}); got a {type(bad).__name__}')
-    labels = [_label(a) for a in texts]
+                      f'got {f"{len(answer)} items" if listed else toolkit.describe(answer)}')
+    bad = [a for a in answer if not isinstance(a, str)]
+    if bad:
+        raise Finding(f'each label must be a string ({kinds}); got {toolkit.describe(bad[0])}')
+    labels = [_label(a) for a in answer]
     if None in labels:
-        bad = texts[labels.index(None)]
-        raise Finding(f'could not read label {bad[:60]!r} as exactly one of {kinds}')
+        raise Finding(f'could not read label {str(answer[labels.index(None)])[:60]!r} as '
+                      f'exactly one of {kinds}')
     if len(set(labels)) != 4:
         raise Finding(f'each encoding appears exactly once; your labels read as {labels}')
-    truth = [label for label, _ in _tables_7_9()]
-    right = sum(a == b for a, b in zip(labels, truth))
-    if right != 4:
-        raise Finding(f'{right} of 4 panels right (your labels read as {labels}); look at which '
-                      f'columns change slowly and whether the pattern repeats down the rows')
+    if not toolkit.same_digest('7.9', labels, DIGEST_7_9):
+        raise Finding(f'your labels (read as {labels}) are not the right assignment; look at '
+                      f'which columns change slowly, in what order, and whether the pattern '
+                      f'repeats down the rows')
     return Passed(f'all four panels identified (your labels read as {labels})')
 
 
@@ -292,18 +286,10 @@ def _orthogonal(d, rng):
 
 
 def padded_encoding(q, d, m, rng, eps=1e-3, big=1.0, medium=False, outlier=False):
-    """A (q, d) encoding with general padding dimension exactly m (noise eps), hidden by a rotation.
-
-    m coordinates are a constant plus noise of at most eps / (20 sqrt(d)) each
-    (so they fit in an eps-ball in both the Euclidean and the per-coordinate
-    reading); with ``medium=True`` one of them instead spreads uniformly over
-    +-0.4 eps (still inside the ball, but its variance is not tiny).  With
-    ``outlier=True`` one more coordinate is just as quiet except for a single
-    row 25 eps away (a tiny variance, but no eps-ball holds it).  The other
-    coordinates are i.i.d. normal times ``big``, whose spread along every
-    direction of their span is far above 2 eps.  Then everything is rotated by
-    a random orthogonal matrix and shifted by a random offset.
-    """
+    """A (q, d) encoding with general padding dimension m (noise eps), hidden by a random rotation
+    and offset: m coordinates are a constant plus noise of at most eps / (20 sqrt(d)) each (with
+    ``medium``, one spreads over +-0.4 eps instead; with ``outlier``, one more is as quiet but
+    for one row 25 eps away), the rest normal times ``big``."""
     noise = eps / (20 * np.sqrt(d))
     extra = int(outlier)
     quiet = rng.uniform(-noise, noise, (q, m + extra)) + rng.standard_normal(m + extra)
@@ -315,78 +301,96 @@ def padded_encoding(q, d, m, rng, eps=1e-3, big=1.0, medium=False, outlier=False
     return X @ _orthogonal(d, rng) + rng.standard_normal(d)
 
 
-def _padding_cases():
-    """(encoding, eps, padding dimension, label): shapes repeat with different answers."""
-    rng = np.random.default_rng(710)
-    cases = []
-    for q, d, m, eps in ((100, 12, 4, 1e-3), (80, 20, 0, 1e-3), (50, 6, 6, 1e-3),
-                         (120, 16, 9, 1e-2), (60, 10, 1, 1e-3), (200, 24, 12, 1e-3),
-                         (100, 12, 7, 1e-3), (100, 12, 0, 1e-3), (40, 9, 8, 1e-3)):
-        cases.append((padded_encoding(q, d, m, rng, eps), eps, m, f'{q} x {d}, eps={eps}'))
-    cases.append((padded_encoding(300, 14, 5, rng, 1e-3, medium=True), 1e-3, 5,
-                  '300 x 14, eps=0.001, one quiet direction spread over +-0.4 eps'))
-    cases.append((padded_encoding(1000, 10, 3, rng, 1e-3, outlier=True), 1e-3, 3,
-                  '1000 x 10, eps=0.001, one more direction quiet but for a single row'))
-    # a rotated padded rotation encoding: 8 dims of 64 random-angle rows + 5 quiet dims
-    E = rotation_encoding(64, random_angles(4, rng))
-    quiet = 0.3 + rng.uniform(-1e-5, 1e-5, (64, 5))
-    X = np.concatenate([E, quiet], axis=1) @ _orthogonal(13, rng)
-    cases.append((X, 1e-3, 5, 'rotated random rotation encoding (64 x 8) + 5 quiet dims'))
-    # the same encodings again, rows shuffled, rotated, moved and scaled (eps scaled too)
-    for X, eps, m, label in cases[:3] + cases[-3:-1]:
+def has_wide_gap(X, eps, m, outlier=False):
+    """True when the answer m is unambiguous: the m quietest directions fit in a ball of
+    radius eps / 2, and every direction outside them (but for one outlier direction, which
+    reaches 20 eps) spreads over more than 20 eps."""
+    _, s, Vt = np.linalg.svd(X - X.mean(axis=0))
+    quiet, loud = Vt[::-1][:m], Vt[::-1][m:]
+    if m:
+        Y = X @ quiet.T
+        if not np.linalg.norm(Y - (Y.max(0) + Y.min(0)) / 2, axis=1).max() < eps / 2:
+            return False
+    if outlier:
+        y = X @ Vt[::-1][m]
+        if not (np.ptp(y) > 20 * eps and np.std(y) < eps):
+            return False
+        loud = loud[1:]
+    # a unit u in the loud span has range >= max |u.x| >= s_min / sqrt(q)
+    return not len(loud) or s[:len(loud)].min() / np.sqrt(len(X)) > 20 * eps
+
+
+def padding_cases(seed):
+    """The (encoding, eps, padding dimension, label) of one check of 7.10, drawn from ``seed``:
+    padding from 0 to all dims, one shape with three answers, a medium and an outlier direction,
+    a rotated rotation encoding, five of these shuffled, rotated, moved and scaled, and four of
+    drawn sizes.  A draw without a wide gap (very rare) is redrawn."""
+    rng = np.random.default_rng(seed)
+
+    def gapped(draw, eps, m, outlier=False):
+        while not has_wide_gap(X := draw(), eps, m, outlier):
+            pass
+        return X
+
+    def case(q, d, m, eps, label='', **kind):
+        X = gapped(lambda: padded_encoding(q, d, m, rng, eps, **kind), eps, m, 'outlier' in kind)
+        return X, eps, m, f'{q} x {d}, eps={eps}{label}'
+
+    def rotated():
+        E = rotation_encoding(64, random_angles(4, rng))
+        quiet = 0.3 + rng.uniform(-1e-5, 1e-5, (64, 5))
+        return np.concatenate([E, quiet], axis=1) @ _orthogonal(13, rng)
+
+    cases = [case(100, 12, int(rng.integers(1, 12)), 1e-3), case(80, 20, 0, 1e-3),
+             case(50, 6, 6, 1e-3), case(120, 16, int(rng.integers(1, 16)), 1e-2),
+             case(60, 10, int(rng.integers(0, 11)), 1e-3),
+             case(200, 24, int(rng.integers(1, 24)), 1e-3)]
+    cases += [case(100, 12, int(m), 1e-3) for m in rng.choice(13, size=3, replace=False)]
+    cases += [case(300, 14, int(rng.integers(1, 14)), 1e-3, ', one quiet direction spread '
+                   'over +-0.4 eps', medium=True),
+              case(1000, 10, int(rng.integers(0, 9)), 1e-3, ', one more direction quiet but '
+                   'for a single row', outlier=True),
+              (gapped(rotated, 1e-3, 5), 1e-3, 5, 'rotated random rotation encoding (64 x 8) + '
+                                                  '5 quiet dims')]
+    for number in (0, 1, 2, 9, 10):
+        X, eps, m, _ = cases[number]
         scale = float(rng.choice([1e-3, 7.0, 1e4]))
         moved = (X[rng.permutation(len(X))] @ _orthogonal(X.shape[1], rng)
                  + rng.standard_normal(X.shape[1])) * scale
-        cases.append((moved, eps * scale, m, f'{label} (rows shuffled, rotated, moved, '
-                                             f'scaled by {scale:g})'))
-    return cases
-
-
-DRAWN_7_10 = 4     # encodings drawn with a seed taken from the answers to the fixed ones
-
-
-def _drawn_padding_cases(rng, count=DRAWN_7_10):
-    """More encodings like the fixed ones, drawn from ``rng`` (seeded by the answers so far)."""
-    cases = []
-    for _ in range(count):
+        cases.append((moved, eps * scale, m, f'{len(X)} x {X.shape[1]}, eps={eps * scale:g}: '
+                      f'encoding {number} with its rows shuffled, rotated, moved and scaled by '
+                      f'{scale:g}'))
+    for _ in range(4):
         d = int(rng.integers(2, 25))
         m, q = int(rng.integers(0, d + 1)), int(rng.integers(3 * d + 20, 301))
-        eps = float(rng.choice([1e-3, 1e-2]))
-        scale = float(rng.choice([1e-3, 1.0, 7.0, 1e4]))
-        cases.append((padded_encoding(q, d, m, rng, eps) * scale, eps * scale, m,
-                      f'{q} x {d}, eps={eps * scale:g}, drawn with a seed taken from your answers'))
+        eps, scale = float(rng.choice([1e-3, 1e-2])), float(rng.choice([1e-3, 1.0, 7.0, 1e4]))
+        X = case(q, d, m, eps)[0]
+        cases.append((X * scale, eps * scale, m, f'{q} x {d}, eps={eps * scale:g}'))
     return cases
 
 
 @checker('7.10')
 def check_7_10(padding_dim):
-    """``padding_dim(encoding, epsilon)`` -> int, the padding dimension in any (rotated) subspace."""
-    cases, answers = tuple(_padding_cases()), []      # a tuple: no entry can be swapped
-
-    def ask(number, X, eps, want, label):
-        label = f'encoding {number} ({label})'
-        got = guard.call(padding_dim, X.copy(), eps, what='your padding_dim', on=label)
-        got = guard.array(got, (), what=f'padding_dim on {label}')
+    """``padding_dim(encoding, epsilon)`` -> int, the padding dimension in any subspace."""
+    seed = toolkit.fresh_seed()
+    cases = padding_cases(seed)
+    for number, (X, eps, want, label) in enumerate(cases):
+        on = f'encoding {number} ({label}; {_drawn("ch07.padding_cases", seed, number)})'
+        got = toolkit.call(padding_dim, X, eps, what='your padding_dim', on=on)
+        got = toolkit.array(got, (), what=f'padding_dim on encoding {number} ({label})')
         if got.dtype.kind == 'b' or got.dtype.kind == 'f' and float(got) != round(float(got)):
-            raise Finding(f'{label}: expected an integer, got {got.item()!r}', label)
+            raise Finding(f'encoding {number} ({label}): padding_dim must return an integer; '
+                          f'got {got.item()!r}', on)
         if int(got) != want:
-            raise Finding(f'{label}: expected padding dimension {want}, got {int(got)}', label)
-        answers.append(int(got))
-
-    for number, case in enumerate(cases, start=1):
-        ask(number, *case)
-    # the fixed encodings (and their answers) can be read from this module; these cannot be
-    # known before the answers to the fixed ones are given
-    for number, case in enumerate(_drawn_padding_cases(guard.submission_rng(710, answers)),
-                                  start=len(cases) + 1):
-        ask(number, *case)
-    return Passed(f'right on {len(cases) + DRAWN_7_10} encodings whose quiet subspace is hidden '
-                  f'by a random rotation and offset (padding from 0 to all dims, equal shapes '
-                  f'with different answers, a direction quiet but for one row, the same '
-                  f'encodings shuffled, rotated and rescaled, and {DRAWN_7_10} drawn with a seed '
-                  f'taken from your answers; the quiet part fits in a ball of radius eps / 2 and '
-                  f'every other direction spreads over more than 20 eps, so the Euclidean and '
-                  f'per-coordinate readings agree)')
+            raise toolkit.wrong(on, int(got), 'look at the spread of the rows along every '
+                                'direction, not only along the axes, and at which directions fit '
+                                'in one eps-ball together')
+    return Passed(f'right on {len(cases)} encodings drawn for this check, whose quiet subspace is '
+                  f'hidden by a random rotation and offset (padding from 0 to all dims, equal '
+                  f'shapes with different answers, a direction quiet but for one row, the same '
+                  f'encodings shuffled, rotated and rescaled; the quiet part fits in a ball of '
+                  f'radius eps / 2 and every other direction spreads over more than 20 eps, so '
+                  f'the Euclidean and per-coordinate readings agree)')
 
 
 PUZZLES = [
@@ -395,7 +399,9 @@ PUZZLES = [
     Puzzle('7.2', 'Lemma 7.1: a shiftable complex encoding has a shiftable real view (proof)',
            'reflect'),
     Puzzle('7.3', 'The shift matrix of the sinusoidal encoding', 'checked', check_7_3,
-           'any (d, d) matrix'),
+           'any (d, d) matrix',
+           refuse={'taotp.encodings.shift_by_delta': 'it is the package\'s own answer to this '
+                   'puzzle; build T from the formula of the encoding yourself'}),
     Puzzle('7.4', 'Theorem 7.3: the sinusoidal encoding is a reversed rotation encoding (proof)',
            'reflect'),
     Puzzle('7.5', 'After layer norm the sinusoidal encoding is no longer shiftable (proof)',

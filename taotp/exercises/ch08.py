@@ -1,58 +1,52 @@
 """Checkers for Chapter 8, the TAOTP interpreter.
 
-* 8.3 (quiz): what does the Fig. 8.3 listing compute?  Answer with a letter of
-  ``CHOICES_8_3`` or with a Python function ``f(tokens) -> next token`` that
-  predicts the program.  The reference is the program at full precision (the
-  two-decimal listing, which equals ``build_min_transformer(20, 8)`` on every
-  input tested), not the printed one-decimal weights, which are wrong on about
-  a third of inputs.
-* 8.4: a loader ``my_compile(text) -> params`` that accepts compact programs
-  (default layer norms, no ``layers`` key, ``block_size`` instead of
-  ``pos_emb``, no ``out_emb``, the printed ``"M2": []``), refuses malformed
-  texts with an exception and never executes the text.
+* 8.3 (quiz): what does the Fig. 8.3 listing compute?  A letter of ``CHOICES_8_3`` or a
+  function ``f(tokens) -> next token``, judged against the program at full precision (the
+  two-decimal listing, equal to ``build_min_transformer(20, 8)``; the printed one-decimal
+  weights are wrong on about a third of inputs), run by the judge on ``prompts_8_3``.
+* 8.4: a loader ``my_compile(text) -> params`` for compact programs (default layer norms,
+  no ``layers`` key, ``block_size`` for ``pos_emb``, no ``out_emb``, the printed
+  ``"M2": []``) that refuses malformed texts and never executes the text; the package's
+  loader (``LOADER_PARTS``) is switched off where it runs.
+
+Cases are partly drawn afresh on every check; messages name the input and what the
+answer gave, never the expected value.
 """
-import builtins
-import functools
 import itertools
 import json
-import types
-from contextlib import contextmanager
 
 import numpy as np
 
 from ..decoding import last_token_argmax
 from ..interpreter import book_listing, dump_program, load_program
-from ..interpreter import build as _build_module, load as _load_module, parse as _parse_module
-from ..params import params_difference, random_params
-from . import guard
+from ..params import random_params
+from . import toolkit
+from .judge import AnswerRaised
 from .registry import Puzzle, checker
-from .result import Finding, Passed
+from .toolkit import Finding, Passed
 
-CHOICES_8_3 = {
-    'a': 'it repeats the first token of the prompt',
-    'b': 'it repeats the last token of the prompt',
-    'c': 'it outputs the smallest token seen so far',
-    'd': 'it outputs the largest token seen so far',
-    'e': 'it outputs the most frequent token so far',
-    'f': 'it counts: the next token is the last one plus 1',
+_CHOICES = {   # letter: (the claim, what it predicts on a prompt s)
+    'a': ('it repeats the first token of the prompt', lambda s: s[0]),
+    'b': ('it repeats the last token of the prompt', lambda s: s[-1]),
+    'c': ('it outputs the smallest token seen so far', min),
+    'd': ('it outputs the largest token seen so far', max),
+    'e': ('it outputs the most frequent token so far',
+          lambda s: max(sorted(set(s)), key=list(s).count)),
+    'f': ('it counts: the next token is the last one plus 1', lambda s: (s[-1] + 1) % 20),
 }
-
-_CHOICE_FUNCTIONS = {
-    'a': lambda s: s[0],
-    'b': lambda s: s[-1],
-    'c': min,
-    'd': max,
-    'e': lambda s: max(sorted(set(s)), key=list(s).count),
-    'f': lambda s: (s[-1] + 1) % 20,
-}
+CHOICES_8_3 = {letter: claim for letter, (claim, _) in _CHOICES.items()}
 
 
-def _inputs_8_3(seed=0, n_random=300):
-    """Every prompt of 1 or 2 tokens, adversarial ones of 3..8, then seeded random ones of 3..8.
+# ----------------------------------------------------------------------------- 8.3
 
-    The adversarial prompts: all tokens equal, increasing and decreasing runs,
-    the smallest token at every place of an 8-token prompt, the vocabulary's ends.
-    """
+DRAWN_8_3 = 300
+
+
+def prompts_8_3(seed):
+    """The prompts of one check of 8.3, in groups of equal length: every prompt of 1 or 2
+    tokens; of 3..8 tokens: all tokens equal, increasing and decreasing runs, the
+    vocabulary's ends, the smallest token at every place (8 tokens), and 300 random ones
+    drawn from ``seed``."""
     rng = np.random.default_rng(seed)
     groups = [np.array(list(itertools.product(range(20), repeat=n))) for n in (1, 2)]
     for n in range(3, 9):
@@ -61,8 +55,7 @@ def _inputs_8_3(seed=0, n_random=300):
                     [19] * (n - 1) + [0], [0] + [19] * (n - 1)]
         if n == 8:
             special += [[13 if j != at else 4 for j in range(8)] for at in range(8)]
-        groups.append(np.array(special))
-        groups.append(rng.integers(0, 20, size=(n_random // 6, n)))
+        groups += [np.array(special), rng.integers(0, 20, size=(DRAWN_8_3 // 6, n))]
     return groups
 
 
@@ -71,49 +64,54 @@ def _reference_8_3(groups):
     return [last_token_argmax(g, program) for g in groups]
 
 
+_HINT_8_3 = ('read the listing again: which key wins the attention (look at Q and K), and '
+             'what does the head copy?')
+
+
+def _token(got, what, prompt):
+    try:
+        token = int(got)
+        if token != got or isinstance(got, bool):
+            raise ValueError
+    except (TypeError, ValueError, OverflowError):
+        raise Finding(f'{what} returned {toolkit.short(got)} on prompt {prompt}; expected a '
+                      f'token id (a whole number)', prompt) from None
+    return token
+
+
 @checker('8.3')
 def check_8_3(answer):
     """A letter of CHOICES_8_3 or a function tokens -> next token, against the exact program."""
-    groups = _inputs_8_3()
-    # read-only copies (tuples of ints): a function cannot rewrite what it is compared with
-    want = tuple(tuple(int(t) for t in w) for w in _reference_8_3(groups))
-    groups = tuple(tuple(tuple(int(t) for t in seq) for seq in g) for g in groups)
+    choice, what = None, 'your function'
     if isinstance(answer, str):
         key = answer.strip().lower().strip('()').strip()
         if key not in CHOICES_8_3:
             raise Finding(f'answer with one letter of CHOICES_8_3 ({", ".join(CHOICES_8_3)}) or a '
-                          f'function; got {answer!r}')
-        answer_fn, what = _CHOICE_FUNCTIONS[key], f'choice {key!r} ({CHOICES_8_3[key]})'
-    elif callable(answer):
-        answer_fn, what = answer, 'your function'
-    elif answer is None:
-        raise Finding('no answer yet: give a letter of CHOICES_8_3 or a function tokens -> token')
-    else:
-        raise Finding(f'expected a letter or a function; got {type(answer).__name__}')
+                          f'function; got {answer[:40]!r}')
+        choice, what = _CHOICES[key][1], f'choice {key!r} ({CHOICES_8_3[key]})'
+    elif not isinstance(answer, toolkit.Remote):
+        raise Finding(f'expected a letter of CHOICES_8_3 or a function tokens -> next token; got '
+                      f'{toolkit.describe(answer)}')
+    groups = prompts_8_3(toolkit.fresh_seed())
     checked = 0
-    for seqs, targets in zip(groups, want):
-        for seq, target in zip(seqs, targets):
-            prompt = [int(t) for t in seq]
-            got = guard.call(answer_fn, list(prompt), what=what, on=f'prompt {prompt}',
-                             seconds=5)
-            try:
-                if isinstance(got, (bool, np.bool_)):
-                    raise TypeError('a bool is not a token id')
-                got_id = int(got)
-            except (TypeError, ValueError, OverflowError):
-                raise Finding(f'{what} returned {got!r} on prompt {prompt}; expected a token id',
-                              prompt) from None
-            if got_id != got or got_id != int(target):
-                raise Finding(f'prompt {prompt}: the program (at full precision) outputs '
-                              f'{int(target)}, {what} says {got!r}', prompt)
+    for seqs, targets in zip(groups, _reference_8_3(groups)):
+        for seq, target in zip(seqs.tolist(), targets.tolist()):
+            on = f'prompt {seq}'
+            got = choice(seq) if choice else toolkit.call(answer, seq, what=what, on=on,
+                                                           seconds=5)
+            if _token(got, what, seq) != target:
+                if not choice:
+                    raise toolkit.wrong(on, got, _HINT_8_3, seq)
+                raise Finding(f'{on}: {what} gives {got} there, which is not what the program '
+                              f'(at full precision) outputs', seq)
             checked += 1
     return Passed(f'agrees with the Fig. 8.3 program at full precision on {checked} prompts '
                   f'(every prompt of 1-2 tokens; of 3-8 tokens: repeated tokens, runs, the '
-                  f'smallest token at every place, the vocabulary\'s ends, and seeded random '
-                  f'ones)')
+                  f'smallest token at every place, the vocabulary\'s ends, and {DRAWN_8_3} random '
+                  f'ones drawn for this check)')
 
 
-# ----------------------------------------------------------------------------- 8.4
+# ----------------------------------------------------------------------------- 8.4 cases
 
 _TOK = '[[1.0, -1.0, 0.0], [0.0, 1.0, -1.0], [-1.0, 0.0, 1.0]]'
 _LAYER = ('{"Q": [[[2.0], [0.5], [-1.0]]], "K": [[[1.0], [0.0], [-1.0]]], '
@@ -173,80 +171,73 @@ _EXPRESSIONS = (
     ('a conditional expression', '{"tok_emb": [[1.0, -1.0]], "block_size": 2 if 1 else 3}'),
 )
 
-_SNEAKY = "__import__('builtins').__dict__.__setitem__('_taotp_8_4_ran', True)"
+# a text whose code, once run, raises an error that carries PAYLOAD_MARK
+PAYLOAD_MARK = 'taotp-8.4: code from the program text ran'
+_PAYLOAD = ('{"tok_emb": [[1.0, -1.0]], "block_size": '
+            f'exec("raise RuntimeError(\'{PAYLOAD_MARK}\')")}}')
 
 
 # ----------------------------------------------------------------------------- random programs
 
 def _table(rng, shape):
-    """Small random numbers: whole ones (written as ints) or floats rounded to a random place."""
+    """(values, their text): whole numbers written as ints, or floats rounded to a random place."""
     if rng.random() < 0.4:
-        return rng.integers(-3, 4, size=shape).astype(np.float64), True
-    return np.round(rng.standard_normal(shape) * 3, int(rng.integers(1, 17))), False
-
-
-def _written(value, whole):
-    return np.asarray(value).astype(np.int64).tolist() if whole else np.asarray(value).tolist()
+        value = rng.integers(-3, 4, size=shape).astype(np.float64)
+        return value, value.astype(np.int64).tolist()
+    value = np.round(rng.standard_normal(shape) * 3, int(rng.integers(1, 17)))
+    return value, value.tolist()
 
 
 def _random_program(rng):
     """(compact text, full params): a random small program and a text that omits defaults.
 
-    Each default the text may leave out (layer norms, ``out_emb`` when tied,
-    ``pos_emb`` when zero, ``layers`` when empty) is left out half the time;
-    numbers are ints or floats of any length, and an MLP of width 0 is written
-    as the book writes it (``"M1": [[], ...]``, ``"b1": []``, ``"M2": []``).
+    Each default the text may leave out (layer norms, ``out_emb`` when tied, ``pos_emb``
+    when zero, ``layers`` when empty) is left out half the time; numbers are ints or floats
+    of any length; an MLP of width 0 is written as the book writes it (``"M2": []``).
     """
     d, vocab, block = (int(rng.integers(1, 5)), int(rng.integers(1, 6)), int(rng.integers(1, 6)))
-    default = {'gamma': 1.0, 'beta': 0.0}
 
-    def norm():
-        if rng.random() < 0.5:
-            return dict(default), True
-        return {'gamma': float(rng.integers(1, 4)), 'beta': float(np.round(rng.normal(), 3))}, \
-            False
+    def put(text, params, key, shape):
+        params[key], text[key] = _table(rng, shape)
+
+    def norm(text, params, key):                  # the default is written half the time
+        default = rng.random() < 0.5
+        params[key] = {'gamma': 1.0, 'beta': 0.0} if default else \
+            {'gamma': float(rng.integers(1, 4)), 'beta': float(np.round(rng.normal(), 3))}
+        if not default or rng.random() < 0.5:
+            text[key] = params[key]
 
     text, params = {}, {}
-    tok, whole = _table(rng, (vocab, d))
-    text['tok_emb'], params['tok_emb'] = _written(tok, whole), tok
-    if rng.random() < 0.5:
+    put(text, params, 'tok_emb', (vocab, d))
+    if rng.random() < 0.5:                        # zero positions: pos_emb or block_size
         params['pos_emb'] = np.zeros((block, d))
         if rng.random() < 0.5:
             text['block_size'] = block
         else:
-            text['pos_emb'] = _written(params['pos_emb'], True)
+            text['pos_emb'] = np.zeros((block, d), dtype=np.int64).tolist()
     else:
-        pos, whole = _table(rng, (block, d))
-        text['pos_emb'], params['pos_emb'] = _written(pos, whole), pos
+        put(text, params, 'pos_emb', (block, d))
     if rng.random() < 0.5:                        # tied: out_emb may be left out
-        params['out_emb'] = tok.copy()
+        params['out_emb'] = params['tok_emb'].copy()
         if rng.random() < 0.5:
-            text['out_emb'] = _written(tok, whole)
+            text['out_emb'] = text['tok_emb']
     else:
-        out, whole = _table(rng, (vocab, d))
-        text['out_emb'], params['out_emb'] = _written(out, whole), out
+        put(text, params, 'out_emb', (vocab, d))
     params['layers'], layers = [], []
     for _ in range(int(rng.integers(0, 3))):
         heads, d_head, d_ff = (int(rng.integers(1, 3)), int(rng.integers(1, 3)),
                                int(rng.integers(0, 3)))
-        shapes = {'Q': (heads, d, d_head), 'K': (heads, d, d_head), 'V': (heads, d, d_head),
-                  'P': (heads, d, d_head), 'M1': (d, d_ff), 'b1': (d_ff,), 'M2': (d_ff, d),
-                  'b2': (d,)}
-        layer_text, layer = {}, {}
+        shapes = {**dict.fromkeys('QKVP', (heads, d, d_head)), 'M1': (d, d_ff), 'b1': (d_ff,),
+                  'M2': (d_ff, d), 'b2': (d,)}
+        layers.append({})
+        params['layers'].append({})
         for key, shape in shapes.items():
-            value, whole = _table(rng, shape)
-            layer_text[key], layer[key] = _written(value, whole), value
+            put(layers[-1], params['layers'][-1], key, shape)
         for key in ('ln1', 'ln2'):
-            layer[key], is_default = norm()
-            if not is_default or rng.random() < 0.5:
-                layer_text[key] = layer[key]
-        params['layers'].append(layer)
-        layers.append(layer_text)
+            norm(layers[-1], params['layers'][-1], key)
     if layers or rng.random() < 0.5:
         text['layers'] = layers
-    params['lnf'], is_default = norm()
-    if not is_default or rng.random() < 0.5:
-        text['lnf'] = params['lnf']
+    norm(text, params, 'lnf')
     keys = list(text)
     rng.shuffle(keys)                             # any order of the fields
     return json.dumps({k: text[k] for k in keys}, indent=int(rng.integers(0, 3)) or None), params
@@ -255,162 +246,117 @@ def _random_program(rng):
 RANDOM_PROGRAMS = 12
 
 
-def _full_program():
-    """The full program 8.4 asks back from its ``dump_program`` text."""
-    return random_params(np.random.default_rng(84), vocab_size=4, block_size=5, d_model=3,
-                         n_layers=2, n_heads=2, d_head=2, d_ff=3)
-
-
-def _random_programs(count=RANDOM_PROGRAMS, seed=841):
+def random_programs(seed, count=RANDOM_PROGRAMS):
+    """(compact text, full params) of the random programs of one check of 8.4."""
     rng = np.random.default_rng(seed)
     return [_random_program(rng) for _ in range(count)]
 
 
-# ----------------------------------------------------------------------------- the check
+def dumped_program(seed):
+    """The full random program whose ``dump_program`` text one check of 8.4 reads."""
+    return random_params(np.random.default_rng(seed), vocab_size=4, block_size=5, d_model=3,
+                         n_layers=2, n_heads=2, d_head=2, d_ff=3)
 
-class _PackageLoader(BaseException):
-    """Raised when a submission calls the package's own loader during the check."""
+
+# ----------------------------------------------------------------------------- 8.4 check
+
+LOADER_PARTS = ('taotp.interpreter.load.load_program', 'taotp.interpreter.parse.parse',
+                'taotp.interpreter.parse.parse_json', 'taotp.interpreter.parse._walk',
+                'taotp.interpreter.build.build', 'taotp.interpreter.build._Builder')
+_LOADER_HINT = ('it is part of taotp.load_program, the package\'s own answer to this puzzle; '
+                'write the loader yourself')
+_NOT_A_REFUSAL = ('SystemExit', 'KeyboardInterrupt', 'GeneratorExit', 'Refused')
 
 
-@contextmanager
-def _package_loader_refused():
-    """While a submitted loader runs, ``taotp.load_program`` and its parts refuse to work."""
-    def refuse(*args, **kwargs):
-        raise _PackageLoader('it called taotp.load_program (or its parser), the package\'s '
-                             'own answer to this puzzle; write the loader yourself')
+def _difference(want, got, path=()):
+    """(field, what ``got`` holds there) where ``got`` first differs from ``want`` bit for
+    bit, or None; never ``want``'s value."""
+    where = (str(path[0]) + ''.join(f'[{p!r}]' for p in path[1:])) if path else 'the top level'
+    if isinstance(want, dict):
+        if not isinstance(got, dict) or set(got) != set(want):
+            return where, (f'the keys {sorted(map(str, got))}' if isinstance(got, dict) else
+                           toolkit.describe(got))
+        return next((d for k in want if (d := _difference(want[k], got[k], path + (k,)))), None)
+    if isinstance(want, list):
+        if not isinstance(got, (list, tuple)) or len(got) != len(want):
+            return where, f'{len(got)} entries' if isinstance(got, list) else toolkit.describe(got)
+        return next((d for i, (w, g) in enumerate(zip(want, got))
+                     if (d := _difference(w, g, path + (i,)))), None)
+    if isinstance(got, (list, tuple)):
+        return where, 'a nested list; return NumPy arrays (as taotp.load_program does)'
+    x, y = np.asarray(got, dtype=np.float64), np.asarray(want, dtype=np.float64)
+    if x.shape != y.shape:
+        return where, f'shape {x.shape}, which is not the shape of the full form'
+    if x.tobytes() != y.tobytes():
+        i = int(np.flatnonzero(x.view(np.int64).ravel() != y.view(np.int64).ravel())[0])
+        return where, f'{float(x.ravel()[i])!r} at flat index {i}, which is not the full form\'s'
+    return None
 
-    patched = [(_load_module, 'build'), (_load_module, 'parse'), (_load_module, 'parse_json'),
-               (_parse_module, 'parse'), (_parse_module, 'parse_json'), (_build_module, 'build')]
-    saved = [getattr(module, name) for module, name in patched]
-    for module, name in patched:
-        setattr(module, name, refuse)
+
+def _loaded(loader, text, what, want):
+    """Run the loader on a valid text and compare its program with ``want``, bit for bit."""
+    raw = toolkit.call(loader, text, what='your loader', on=what, seconds=10)
+    if raw is None:
+        raise Finding(f'your loader returned None on {what} (starter code not filled in yet?)')
+    toolkit.program(raw, what=f'the params your loader made from {what}')
+    difference = _difference(want, raw)
+    if difference:
+        raise Finding(f'{what}: your program differs from the full form at {difference[0]}: '
+                      f'your loader gave {difference[1]}', what)
+
+
+def _must_refuse(loader, text, what, because):
+    """The loader must raise an error with a message on ``text``, without running its code."""
     try:
-        yield
-    finally:
-        for (module, name), original in zip(patched, saved):
-            setattr(module, name, original)
-
-
-def _same(want, got, where):
-    """Raise a Finding at the first difference between two params dicts (exact, bit for bit)."""
-    difference = params_difference(want, got)
-    if difference is not None:
-        hint = (' (return NumPy arrays, not nested lists: a list of tables as pos_emb means '
-                'several position tables)' if 'lists of different' in difference else '')
-        raise Finding(f'{where}: differs from the full form at {difference}{hint}')
-
-
-@functools.lru_cache(maxsize=None)
-def _package_loader_code():
-    """Code object -> name of every function of the package's loader (parse, build, load).
-
-    A loader that calls any of them, however it got hold of them (``from
-    taotp.interpreter.parse import parse`` before the check included), is refused.
-    """
-    found = {}
-    for module in (_parse_module, _build_module, _load_module):
-        for name, obj in vars(module).items():
-            if isinstance(obj, types.FunctionType) and obj.__module__ == module.__name__:
-                found[obj.__code__] = f'{module.__name__}.{name}'
-    return types.MappingProxyType(found)
-
-
-def _watched_call(fn, *args, on, **kwargs):
-    """``guard.call`` that also refuses a loader handing the work to the package's loader."""
-    with guard.watching(_package_loader_code()) as seen:
-        out = guard.call(fn, *args, on=on, **kwargs)
-    if seen:
-        raise Finding(f'on {on} your loader called {seen[0]}, part of taotp.load_program, the '
-                      f'package\'s own answer to this puzzle; write the loader yourself', on)
-    return out
-
-
-def _load(my_compile, text, what):
-    params = _watched_call(my_compile, text, what='your loader', on=what, seconds=10)
-    return guard.program(params, what=f'the params your loader made from {what}')
-
-
-def _attempt(my_compile, text, what):
-    """``(result, None)`` if the loader returned, ``(None, exception)`` if it raised one.
-
-    Exits, Ctrl-C raised by the loader and time-outs are findings (``guard.call``).
-    """
-    def attempt():
-        try:
-            return my_compile(text), None
-        except Exception as exc:
-            return None, exc
-    return _watched_call(attempt, what='your loader', on=what, seconds=10)
-
-
-def _must_refuse(my_compile, text, what, because):
-    out, error = _attempt(my_compile, text, what)
-    if error is not None:
-        if not str(error).strip():
-            raise Finding(f'on {what} your loader raised {type(error).__name__} with an empty '
-                          f'message; say what is wrong', text)
-        return
-    problems = None
-    try:
-        guard.program(out)
+        out = toolkit.call(loader, text, what='your loader', on=what, seconds=10)
     except Finding as f:
-        problems = f.message
-    raise Finding(f'on {what} your loader returned a value instead of raising an error'
-                  + (f' (the result is invalid: {problems})' if problems else f' ({because})'),
-                  text)
+        raised = f.__context__                      # what toolkit.call turned into the finding
+        if not isinstance(raised, AnswerRaised):
+            raise                                   # a time-out or a crash
+        if PAYLOAD_MARK in raised.text or PAYLOAD_MARK in raised.detail:
+            raise Finding(f'on {what} your loader executed code from the program text (it ran '
+                          f'the call in {text!r}); parse the text, never eval it', what) from None
+        if raised.kind in _NOT_A_REFUSAL:
+            raise
+        if not raised.text.strip():
+            raise Finding(f'on {what} your loader raised {raised.kind} with an empty message; '
+                          f'say what is wrong', what) from None
+        return
+    try:
+        toolkit.program(out)
+    except Finding as f:
+        because = f'the result is invalid: {f.message}'
+    raise Finding(f'on {what} your loader returned a value instead of raising an error '
+                  f'({because})', what)
 
 
 @checker('8.4')
 def check_8_4(my_compile):
     """``my_compile(text) -> params``: compact forms, the printed listings, errors, no code."""
-    if not callable(my_compile):
-        raise Finding(f'expected a function text -> params; got {type(my_compile).__name__}')
-
-    def loaded(text, what):                 # the package's loader is off while yours runs
-        with _package_loader_refused():
-            return _load(my_compile, text, what)
-
-    # every expected program is made after your loader ran, from the texts: your loader never
-    # holds a program of the check's (one that rewrote them would make anything pass)
-    # 1. the book's listings as printed (Fig. 8.3 has "M2": [] and layer-norm dicts)
-    for name in ('hello_world', 'min'):
-        got = loaded(book_listing(name), f'the book listing {name!r}')
-        _same(load_program(book_listing(name)), got, f'book listing {name!r}')
-    # 2. a full program written by dump_program
-    got = loaded(dump_program(_full_program()), 'a dumped random program')
-    _same(_full_program(), got, 'a dumped random program')
-    # 3. compact forms must equal their full forms
+    if not isinstance(my_compile, toolkit.Remote):
+        raise Finding(f'expected a function text -> params; got {toolkit.describe(my_compile)}')
+    seed = toolkit.fresh_seed()
+    for name in ('hello_world', 'min'):     # as printed: Fig. 8.3 has "M2": [] and norm dicts
+        _loaded(my_compile, book_listing(name), f'the book listing {name!r}',
+                load_program(book_listing(name)))
+    _loaded(my_compile, dump_program(dumped_program(seed)),
+            f'the dumped random program ch08.dumped_program({seed})', dumped_program(seed))
     for what, text, full_text in _COMPACT_CASES:
-        got = loaded(text, f'a program with {what}')
-        _same(load_program(full_text), got, f'with {what}')
-    for i in range(RANDOM_PROGRAMS):
-        what = f'random compact program {i}'
-        got = loaded(_random_programs()[i][0], what)
-        text, want = _random_programs()[i]
-        _same(want, got, f'{what} ({text[:200]})')
-    with _package_loader_refused():
-        # 4. malformed texts must raise, not return something
-        for what, text in _MALFORMED:
-            _must_refuse(my_compile, text, what, 'the text is malformed')
-        # 5. the text must never be executed
-        for what, text in _EXPRESSIONS:
-            _must_refuse(my_compile, text, f'a text holding {what}',
-                         'it evaluated code; parse the text, never eval it')
-        try:
-            _attempt(my_compile, _SNEAKY, 'a text holding a function call')
-            if getattr(builtins, '_taotp_8_4_ran', False):
-                raise Finding('your loader executed code from the program text (it ran '
-                              f'{_SNEAKY!r}); parse the text, never eval it', _SNEAKY)
-        finally:
-            if hasattr(builtins, '_taotp_8_4_ran'):
-                delattr(builtins, '_taotp_8_4_ran')
-    return Passed(f'reads both printed listings and a dumped program exactly; '
+        _loaded(my_compile, text, f'a program with {what}', load_program(full_text))
+    for i, (text, want) in enumerate(random_programs(seed)):
+        _loaded(my_compile, text, f'random compact program {i} of ch08.random_programs({seed}) '
+                                  f'({text[:200]})', want)
+    for what, text in _MALFORMED:
+        _must_refuse(my_compile, text, what, 'the text is malformed')
+    for what, text in _EXPRESSIONS + (('a function call', _PAYLOAD),):
+        _must_refuse(my_compile, text, f'a text holding {what}',
+                     'it evaluated code; parse the text, never eval it')
+    return Passed(f'reads both printed listings and a dumped random program exactly; '
                   f'{len(_COMPACT_CASES) + RANDOM_PROGRAMS} compact forms ({RANDOM_PROGRAMS} '
-                  f'random: any field order, ints and floats, MLPs of width 0) equal their full '
-                  f'forms; '
-                  f'raises with a message on {len(_MALFORMED)} malformed texts; refuses '
-                  f'{len(_EXPRESSIONS) + 1} texts holding code and never runs them; the package\'s '
-                  f'own loader was switched off while yours ran')
+                  f'random, drawn for this check: any field order, ints and floats, MLPs of '
+                  f'width 0) equal their full forms; raises with a message on {len(_MALFORMED)} '
+                  f'malformed texts; refuses {len(_EXPRESSIONS) + 1} texts holding code and never '
+                  f'runs them; the package\'s own loader was switched off')
 
 
 PUZZLES = [
@@ -419,5 +365,5 @@ PUZZLES = [
     Puzzle('8.3', 'What does the Fig. 8.3 listing compute? (ideally without running it)',
            'checked', check_8_3),
     Puzzle('8.4', 'A loader for compact programs (defaults, block_size, no layers key)',
-           'checked', check_8_4),
+           'checked', check_8_4, refuse={name: _LOADER_HINT for name in LOADER_PARTS}),
 ]

@@ -1,232 +1,305 @@
 """Checkers for Chapter 10, Selective Induction Heads.
 
-The networks here are the paper's disentangled transformers
-(``taotp.selective.DisentangledTransformer``): puzzles 10.2-10.6 hand in
-matrices of that architecture, and the checkers run them beside the
-reference construction.
+10.2, 10.3, 10.4 and 10.6 hand in blocks of the paper's disentangled transformer
+(``taotp.selective``), run beside the reference construction in the judge.  Each function
+puzzle tries one visible case (the chapter's example, or the case its statement names),
+then cases drawn from a fresh seed; a message names a drawn case as ``c`` of
+``ch10.<name>_cases(seed)``, which rebuilds it, and shows what the answer gave, never what
+was due.  The package functions that answer a puzzle are switched off where the answer
+runs (``refuse``).  10.5 is data: its design is judged as given, its letter by a digest.
 """
+import itertools
+
 import numpy as np
 
 from .. import selective as sel
-from . import guard
+from . import toolkit as tk
 from .registry import Puzzle, checker
 from .result import Finding, Passed
 
-
-def _package_used(seen, what):
-    """The finding for a submission whose right outputs came from the package's own answer."""
-    if seen[0] == 'sys.settrace':
-        return Finding(f'{what} switched off the check\'s watch (sys.settrace)')
-    return Finding(f'{what} gives the right outputs by calling {seen[0]}, the package\'s own '
-                   f'answer to this puzzle; write it yourself')
+SEL = 'taotp.selective.'
+BUILDERS = {SEL + name: 'the package\'s construction is switched off here: build the blocks '
+            'yourself with NumPy' for name in ('build_selective_induction', 'layer_matrices',
+                                               'book_params')}
+LAM_1, LAM, BETA_4, BETA_6, TOLERANCE_7 = 50.0, 500.0, 7.0, 10.0, 1e-6
 
 
-def _P(S, seed):
-    return sel.transition_matrix(S, np.random.default_rng(seed))
+def _lag_set(rng, kind):
+    """A lag set of one kind: 'one lag', 'kmin > 1' or 'any' (1 to 5 lags below 9),
+    'contiguous' (1 to 6 lags from kmin <= 4), or an int D: two lags D apart (for D = 2
+    kmin is even, where the paper's single-head rule fails)."""
+    if isinstance(kind, int):
+        kmin = 2 * int(rng.integers(1, 3)) if kind == 2 else int(rng.integers(1, 5))
+        return kmin, kmin + kind
+    if kind == 'contiguous':
+        kmin = int(rng.integers(1, 5))
+        return tuple(range(kmin, kmin + int(rng.integers(1, 7))))
+    if kind == 'one lag':
+        return int(rng.integers(1, 6)),
+    chosen = rng.choice(np.arange(2 if kind == 'kmin > 1' else 1, 9), int(rng.integers(1, 6)),
+                        replace=False)
+    return tuple(sorted(int(k) for k in chosen))
 
 
-def _single_layer(S, T, heads):
-    """A one-layer disentangled network whose heads act on the position block."""
-    pos = np.arange(S, S + T)
-    layers = [[[(pos, pos, block) for block in head] for head in heads]]
-    return sel.DisentangledTransformer(S, T, layers, (np.arange(S), np.eye(S)))
+def _draw(seed, kinds, T_top, S_top=5, n_seq=2, T_low=lambda lags: lags[-1] + 1):
+    """Drawn cases ``(P, lags, T, xs)``: per kind a lag set, a length T (kmax + 1 or 1000 for
+    the kinds named so), a P with S up to ``S_top`` and ``n_seq`` sequences of length T."""
+    rng, cases = np.random.default_rng(seed), []
+    for kind in kinds:
+        lags = _lag_set(rng, kind)
+        T = {'T = kmax + 1': lags[-1] + 1, 'T = 1000': 1000}.get(kind) or \
+            int(rng.integers(T_low(lags), T_top + 1))
+        S = S_top if kind == 'T = 1000' else int(rng.integers(2, S_top + 1))  # long: underflows
+        P = sel.transition_matrix(S, rng)                     # a product of probabilities
+        cases.append((P, lags, T, [sel.sample_sequence(P, lags, T, rng)[0]
+                                   for _ in range(n_seq)]))
+    return cases
 
 
-# ----------------------------------------------------------------------------- 10.1
-
-POSTERIOR_CASES = (((1, 2, 3), 5, 40), ((2, 3, 4), 3, 30), ((1, 3, 4), 4, 64),
-                   ((3, 5, 7), 5, 128), ((1, 2), 2, 128), ((1, 2), 5, 1000),
-                   ((1,), 3, 20), ((2, 9), 2, 10), ((4, 5, 6, 7, 8), 6, 300))
+EXAMPLE = (sel.example.P, sel.example.LAGS, 10, [sel.example.TOKENS])
+FACTS = lambda P, lags, T, xs: dict(lags=lags, S=len(P), T=T)  # noqa: E731
 
 
-_POSTERIOR = {sel.lag_posterior.__code__: 'taotp.selective.lag_posterior',     # the answer
-              sel.log_likelihoods.__code__: 'taotp.selective.log_likelihoods'}
+def _ask(fn, what, visible, drawn, args, facts=FACTS):
+    """Call ``fn`` on the visible cases, then on those ``drawn(seed)`` makes from a fresh seed;
+    returns ``(cases, values, labels)``.  None is reported before any label with a seed is
+    printed (so the starter code's line is always the same)."""
+    seed = tk.fresh_seed()
+    cases, labels = visible + drawn(seed), []
+    for c, case in enumerate(cases):
+        shown = ', '.join(f'{k} = {list(v) if isinstance(v, tuple) else v}'
+                          for k, v in facts(*case).items())
+        where = 'the example case' if c < len(visible) else \
+            f'case {c - len(visible)} of ch10.{drawn.__name__}({seed})'
+        labels.append(f'{where} ({shown})')
+    values = tk.call_many(fn, [args(*case) for case in cases], what=what, on=labels)
+    for value, label in zip(values, labels):
+        if value is None:
+            where = '' if label is labels[0] else f' on {label}'
+            raise Finding(f'{what} returned None{where} (starter code not filled in yet, or a '
+                          f'missing return?)')
+    return cases, values, labels
+
+
+def _pair(value, names, shape, what, on, finite=True):
+    """A returned pair of arrays of ``shape``, read with ``tk.array``."""
+    pair = tk.parts(value, 2, f'{on}: {what} must return a pair ({names[0]}, {names[1]})')
+    return [tk.array(v, shape, what=f'your {n} on {on}', finite=finite)
+            for v, n in zip(pair, names)]
+
+
+def _signs(mask, on, name):
+    if not np.all(np.isin(mask, (-1, 1))):
+        raise Finding(f'{on}: {name} must hold only +1 and -1 (the check multiplies it by lam = '
+                      f'{LAM:g}); got values {sorted(set(np.unique(mask).tolist()))[:5]}')
+
+
+# ----------------------------------------------------------------------------- 10.1 and 10.2
+
+def posterior_cases(seed):
+    """The drawn cases of one 10.1 check: 12 tuples ``(P, lags, T, [x])``, two of each kind
+    (one lag; kmin > 1; T = kmax + 1; T = 1000; any lag set, twice; T up to 200, S up to 6)."""
+    kinds = ('one lag', 'kmin > 1', 'T = kmax + 1', 'T = 1000', 'any', 'any')
+    return _draw(seed, [k for k in kinds for _ in range(2)], 200, S_top=6, n_seq=1)
 
 
 @checker('10.1')
 def check_10_1(lag_posterior):
     """``lag_posterior(P, lags, x)`` -> (T, K) posterior weights after every prefix."""
-    n, used = 0, []
-    for c, (lags, S, T) in enumerate(POSTERIOR_CASES):
-        P = _P(S, 10 + c)
-        for s in range(3):
-            x, _ = sel.sample_sequence(P, lags, T, np.random.default_rng(100 * c + s))
-            with guard.watching(_POSTERIOR) as seen:
-                got = guard.call(lag_posterior, P.copy(), lags, x.copy(),
-                                 what='your lag_posterior', on=f'lags {list(lags)}, T = {T}')
-            used = used or seen[:1]
-            P = _P(S, 10 + c)                 # made again after the call: never in reach
-            x, _ = sel.sample_sequence(P, lags, T, np.random.default_rng(100 * c + s))
-            want = sel.lag_posterior(P, lags, x)
-            got = guard.array(got, want.shape, what='your posterior')
-            bad = np.argwhere(np.abs(got - want) > 1e-9)
-            if len(bad):
-                t = int(bad[0][0])
-                raise Finding(f'lags {list(lags)}, S = {S}, after {t + 1} tokens: expected '
-                              f'{want[t].round(4).tolist()}, got {got[t].round(4).tolist()}'
-                              + (' (the sum starts at position kmax + 1 for every lag)'
-                                 if t + 1 > max(lags) and np.allclose(got[t].sum(), 1) else ''),
-                              x.tolist())
-            n += 1
-    if used:
-        raise _package_used(used, 'your lag_posterior')
-    return Passed(f'posterior equal to the reference to 1e-9 after every prefix of {n} seeded '
-                  f'sequences ({len(POSTERIOR_CASES)} lag sets: one lag, kmin > 1, T = kmax + 1, '
-                  f'T up to 1000, S from 2 to 6)')
+    cases, values, labels = _ask(lag_posterior, 'your lag_posterior', [EXAMPLE],
+                                 posterior_cases, lambda P, lags, T, xs: (P, lags, xs[0]))
+    for (P, lags, T, (x,)), value, on in zip(cases, values, labels):
+        want = sel.lag_posterior(P, lags, x)
+        got = tk.array(value, want.shape, what=f'your posterior on {on}')
+        bad = np.argwhere(tk.off(got, want, 1e-9))
+        if len(bad):
+            t = int(bad[0][0])
+            hint = ('each row is a distribution over the lags: it sums to 1'
+                    if not abs(got[t].sum() - 1) <= 1e-9 else
+                    'every lag\'s log-likelihood sums log P[x[j-k], x[j]] over the same '
+                    'positions j >= kmax (0-based), on top of a uniform prior')
+            raise tk.wrong(f'{on}, after {t + 1} tokens', got[t].round(4).tolist(), hint,
+                           x.tolist())
+    return Passed(f'the posterior equals the reference to 1e-9 after every prefix of '
+                  f'{len(cases)} sequences: the chapter\'s example and {len(cases) - 1} drawn '
+                  f'afresh (one lag, kmin > 1, T = kmax + 1, T = 1000, S from 2 to 6)')
 
 
-# ----------------------------------------------------------------------------- 10.2
-
-LAYER1_CASES = (((1, 2, 3), 3, 12), ((2, 4, 5), 4, 20), ((1, 3), 5, 16), ((2,), 2, 8),
-                ((3, 6), 3, 7), ((1, 2, 3, 4, 5), 4, 40))
+def layer1_cases(seed):
+    """The drawn cases of one 10.2 check: 5 tuples ``(P, lags, T, xs)``, 3 sequences each (one
+    lag; kmin > 1; T = kmax + 1; any lag set, twice; T up to 40, S from 2 to 5)."""
+    return _draw(seed, ('one lag', 'kmin > 1', 'T = kmax + 1', 'any', 'any'), 40, n_seq=3)
 
 
 @checker('10.2')
 def check_10_2(layer1_matrix):
     """``layer1_matrix(P, lags, T, lam)`` -> the (S+T, S+T) layer-1 matrix."""
-    lam = 50.0
-    n = 0
-    for c, (lags, S, T) in enumerate(LAYER1_CASES):
-        A = guard.call(layer1_matrix, _P(S, 20 + c), lags, T, lam, what='your layer1_matrix',
-                       on=f'lags {list(lags)}, S = {S}, T = {T}, lam = {lam}')
-        A = guard.array(A, (S + T, S + T), what='your matrix')
-        P = _P(S, 20 + c)                   # the check's own copy, made after the call
-        d = S + T
+    cases, values, labels = _ask(layer1_matrix, 'your layer1_matrix', [EXAMPLE], layer1_cases,
+                                 lambda P, lags, T, xs: (P, lags, T, LAM_1))
+    for (P, lags, T, xs), value, on in zip(cases, values, labels):
+        S, d, kmax = len(P), len(P) + T, lags[-1]
+        A = tk.array(value, (d, d), what=f'your matrix on {on}')
         model = sel.DisentangledTransformer(S, T, [[[(np.arange(d), np.arange(d), A)]]],
                                             (np.arange(S), np.eye(S)))
-        kmax = max(lags)
-        for s in range(4):
-            x, _ = sel.sample_sequence(P, lags, T, np.random.default_rng(50 * c + s))
-            block = model.run(x)['resid'][1][:, d + S:]
-            ptil = sel.normalised_transitions(P, lags, x)
-            want = np.zeros((T, T))
-            for i in range(kmax + 1, T + 1):
-                for col, k in enumerate(lags):
-                    want[i - 1, i - k - 1] = ptil[i - 1, col]
-            err = np.abs(block - want)[kmax:]
-            off = ~(err <= 1e-8)              # NaN counts as wrong (NaN > tol is False)
+        for x in xs:
+            want, ptil = np.zeros((T, T)), sel.normalised_transitions(P, lags, x)
+            for col, k in enumerate(lags):       # row i - 1 holds ptil[i, k] in slot i - k
+                want[np.arange(kmax, T), np.arange(kmax, T) - k] = ptil[kmax:, col]
+            with np.errstate(all='ignore'):
+                block = model.run(x)['resid'][1][:, d + S:]
+            off = tk.off(block, want, 1e-8)[kmax:]
             if off.any():
                 i = int(np.argwhere(off)[0][0]) + kmax + 1
-                raise Finding(f'lags {list(lags)}, S = {S}, tokens {x.tolist()}: at position i = '
-                              f'{i} the stored slots 1..{T} should be '
-                              f'{want[i - 1].round(3).tolist()}, got '
-                              f'{block[i - 1].round(3).tolist()} (ptil[i, k] belongs in slot '
-                              f'i - k)', x.tolist())
-            n += 1
+                raise tk.wrong(f'{on}, tokens {x.tolist()}: at position i = {i} your layer '
+                               f'stores in slots 1..{T}', block[i - 1].round(3).tolist(),
+                               'ptil[i, k] belongs in slot i - k (1-based) and zeros '
+                               'elsewhere; the token block scores log P[x_j, x_i]', x.tolist())
     return Passed(f'layer 1 stores ptil[i, k] in slot i - k for every i > kmax (to 1e-8, '
-                  f'lam = {lam:g}) on {n} seeded sequences over {len(LAYER1_CASES)} lag sets (one '
-                  f'lag, kmin > 1, T = kmax + 1, T up to 40)')
+                  f'lam = {LAM_1:g}) on {sum(len(c[3]) for c in cases)} sequences over '
+                  f'{len(cases)} lag sets: the chapter\'s example and {len(cases) - 1} drawn '
+                  f'afresh (one lag, kmin > 1, T = kmax + 1, T up to 40)')
 
 
 # ----------------------------------------------------------------------------- 10.3
 
+def mask_cases(seed):
+    """The drawn cases of one 10.3 check: 4 tuples ``(P, lags, T, [])``: contiguous lags (1 to
+    6 from kmin <= 4), T from 2 kmax + 2 to 48 (P is not used)."""
+    return _draw(seed, ['contiguous'] * 4, 48, n_seq=0, T_low=lambda lags: 2 * lags[-1] + 2)
+
+
 def _coverage_problem(weights, lags, i):
-    """Check the partition and no-collision rules at 1-based query i; None if fine."""
-    kmax = max(lags)
+    """The first rule broken at 1-based query i (each head a uniform average of tokens after
+    the warm-up, no slot shared in a head, every token in exactly one head); None if none."""
     attended = []
     for h, w in enumerate(weights):
         row = w[i - 1, :i]
-        on = np.flatnonzero(row > 1e-6)
-        if len(on) and (np.any(on + 1 <= kmax) or np.abs(row[on] - 1 / len(on)).max() > 1e-6):
-            return (f'at query {i} head {h} attends to positions {(on + 1).tolist()} with weights '
-                    f'{row[on].round(3).tolist()}; each head must average tokens kmax < j <= i '
-                    f'uniformly')
-        for a in on + 1:
-            for b in on + 1:
-                shared = sorted(set(a - np.array(lags)) & set(b - np.array(lags)))
-                if a < b and shared:
-                    return (f'at query {i} head {h} averages tokens {a} and {b}, whose stored '
-                            f'transitions share slot {shared[0]}')
-        attended += list(on + 1)
-    missing = sorted(set(range(kmax + 1, i + 1)) - set(attended))
+        on = np.flatnonzero(row > 1e-6) + 1                  # 1-based keys the head reads
+        if len(on) and (on.min() <= lags[-1] or np.abs(row[on - 1] - 1 / len(on)).max() > 1e-6):
+            return (f'at query {i} head {h} attends to positions {on.tolist()} with weights '
+                    f'{row[on - 1].round(3).tolist()}; each head must average tokens '
+                    f'kmax < j <= i uniformly')
+        for a, b in itertools.combinations(on.tolist(), 2):
+            shared = {a - k for k in lags} & {b - k for k in lags}
+            if shared:
+                return (f'at query {i} head {h} averages tokens {a} and {b}, whose stored '
+                        f'transitions share slot {min(shared)}')
+        attended += on.tolist()
+    missing = sorted(set(range(lags[-1] + 1, i + 1)) - set(attended))
     twice = sorted({j for j in attended if attended.count(j) > 1})
-    if missing:
-        return f'at query {i} no head attends to token(s) {missing[:5]}'
-    if twice:
-        return f'at query {i} token(s) {twice[:5]} are attended by more than one head'
-    return None
+    return (f'at query {i} no head attends to token(s) {missing[:5]}' if missing else
+            f'at query {i} token(s) {twice[:5]} are attended by more than one head' if twice
+            else None)
 
 
 @checker('10.3')
-def check_10_3(masks):
-    """A list of at most 4 (T x T) sign masks (+1/-1) for layer 2 with lags {1,2,3,4}."""
-    T, lags, lam = 40, (1, 2, 3, 4), 500.0
-    if masks is None:
-        raise Finding('expected a list of (40, 40) arrays of +1/-1; got None')
-    try:
-        masks = list(masks)
-    except TypeError:
-        raise Finding(f'expected a list of (40, 40) arrays; got {type(masks).__name__}') from None
-    if not 1 <= len(masks) <= 4:
-        raise Finding(f'the budget is at most 4 heads; got {len(masks)}')
-    arrs = []
-    for h, m in enumerate(masks):
-        a = guard.array(m, (T, T), what=f'mask {h}')
-        if not np.all(np.isin(a, (-1, 1))):
-            raise Finding(f'mask {h} must hold only +1 and -1 (times lam); got values '
-                          f'{sorted(set(np.unique(a).tolist()))[:5]}')
-        arrs.append(a.astype(np.float64))
-    S = 3
-    model = _single_layer(S, T, [[lam * a] for a in arrs])
-    weights = model.run(np.zeros(T, dtype=np.int64))['attn'][0]
-    kmax = max(lags)
-    for i in range(2 * kmax, T + 1):
-        problem = _coverage_problem(weights, lags, i)
-        if problem:
-            raise Finding(problem)
-    return Passed(f'{len(arrs)} head(s): at every query 8..{T} each token after the warm-up is '
-                  f'averaged by exactly one head, uniformly, and no head mixes two transitions '
-                  f'in one slot')
+def check_10_3(layer2_masks):
+    """``layer2_masks(lags, T)`` -> at most K (T, T) sign masks for contiguous lags."""
+    cases, values, labels = _ask(layer2_masks, 'your layer2_masks', [(None, (1, 2, 3, 4), 40, [])],
+                                 mask_cases, lambda P, lags, T, xs: (lags, T),
+                                 lambda P, lags, T, xs: dict(lags=lags, T=T))
+    for (_, lags, T, _), masks, on in zip(cases, values, labels):
+        if not isinstance(masks, (list, tuple)) or not 1 <= len(masks) <= len(lags):
+            raise Finding(f'{on}: the answer must be a list of 1 to {len(lags)} masks (the '
+                          f'budget: one head per lag); got {tk.describe(masks)}' +
+                          (f' of {len(masks)}' if isinstance(masks, (list, tuple)) else ''))
+        arrays = [tk.array(m, (T, T), what=f'mask {h} on {on}') for h, m in enumerate(masks)]
+        for h, mask in enumerate(arrays):
+            _signs(mask, on, f'mask {h}')
+        pos = np.arange(3, 3 + T)
+        model = sel.DisentangledTransformer(3, T, [[[(pos, pos, LAM * a)] for a in arrays]],
+                                            (np.arange(3), np.eye(3)))
+        weights = model.run(np.zeros(T, dtype=np.int64))['attn'][0]
+        for i in range(2 * lags[-1], T + 1):
+            problem = _coverage_problem(weights, lags, i)
+            if problem:
+                raise Finding(f'{on}: {problem}')
+    return Passed(f'{len(cases)} lag sets (lags {{1,2,3,4}} at T = 40 and {len(cases) - 1} '
+                  f'contiguous sets drawn afresh) with at most K heads each: at every query from '
+                  f'2 kmax on each token after the warm-up is averaged by exactly one head, '
+                  f'uniformly, and no head mixes two transitions in one slot')
 
 
-# ----------------------------------------------------------------------------- 10.4
+# ----------------------------------------------------------------------------- 10.4 and 10.6
 
-LAYER3_CASES = (((1, 2, 3), 4, 30), ((2, 3, 4, 5), 3, 36), ((1, 2), 5, 24), ((4, 5, 6), 3, 30),
-                ((1, 2, 3, 4, 5, 6), 2, 40))
+def _blocks_judged(case, on, beta, B, band=None, mask2=None, heads=None, hint='', tol=1e-9):
+    """The reference construction with blocks replaced (layer 3's band and B; the pair
+    design's layer-2 mask, as signs), run beside the reference: layer 3's scores at the
+    candidate keys, then the outputs, from ``exact_from`` on."""
+    P, lags, T, xs = case
+    ref, yours = (sel.build_selective_induction(P, lags, T, LAM, beta, heads=heads)
+                  for _ in range(2))
+    if mask2 is not None:
+        rows, cols, _ = yours.layers[1][0][0]
+        yours.layers[1][0] = [(rows, cols, LAM * mask2)]
+    first, *rest = yours.layers[2][0]
+    first = first if band is None else (first[0], first[1], band)
+    yours.layers[2][0] = [first] + [(rows, cols, B) for rows, cols, _ in rest]
+    start = ref.meta['exact_from']
+    for x in xs:
+        want, got = ref.run(x), yours.run(x)
+        for i in range(start, len(x) + 1):
+            keys = [i - k for k in lags]                      # 0-based index of key i + 1 - k
+            gs = got['scores'][2][0, i - 1, keys]
+            if tk.off(gs, want['scores'][2][0, i - 1, keys], tol).any():
+                raise tk.wrong(f'{on}, tokens {x.tolist()}: at query {i} the candidate keys '
+                               f'{[k + 1 for k in keys]} (lags {list(lags)}) score lam +',
+                               (gs - LAM).round(4).tolist(), hint, x.tolist())
+        off = tk.off(got['probs'], want['probs'], tol)[start - 1:]
+        if off.any():
+            i = int(np.argwhere(off)[0][0]) + start
+            raise tk.wrong(f'{on}, tokens {x.tolist()}: the output at query {i}',
+                           got['probs'][i - 1].round(4).tolist(), 'does a masked key get '
+                           'weight?', x.tolist())
+
+
+def selection_cases(seed):
+    """The drawn cases of one 10.4 check: 4 tuples ``(P, lags, T, xs)``: contiguous lags (1 to
+    6 from kmin <= 4), T up to 40, S from 2 to 5, 2 sequences each."""
+    return _draw(seed, ['contiguous'] * 4, 40, T_low=lambda lags: 2 * lags[-1] + len(lags) + 2)
 
 
 @checker('10.4')
 def check_10_4(layer3_blocks):
     """``layer3_blocks(lags, T, lam, beta)`` -> (band, B), both (T, T)."""
-    lam, beta = 500.0, 7.0
-    n = 0
-    for c, (lags, S, T) in enumerate(LAYER3_CASES):
-        out = guard.call(layer3_blocks, lags, T, lam, beta, what='your layer3_blocks',
-                         on=f'lags {list(lags)}, T = {T}')
-        P = _P(S, 40 + c)                   # made after the call: never in reach
-        if not isinstance(out, (tuple, list)) or len(out) != 2:
-            raise Finding(f'expected a pair (band, B); got {type(out).__name__}')
-        band = guard.array(out[0], (T, T), what='your band')
-        B = guard.array(out[1], (T, T), what='your B')
-        ref = sel.build_selective_induction(P, lags, T, lam, beta)
-        yours = sel.build_selective_induction(P, lags, T, lam, beta)
-        blocks = yours.layers[2][0]
-        yours.layers[2][0] = [(blocks[0][0], blocks[0][1], band.astype(float))] + \
-            [(r, cc, B.astype(float)) for r, cc, _ in blocks[1:]]
-        start = ref.meta['exact_from']
-        for s in range(3):
-            x, _ = sel.sample_sequence(P, lags, T, np.random.default_rng(70 * c + s))
-            want = ref.run(x)
-            got = yours.run(x)
-            for i in range(start, T + 1):
-                keys = [i + 1 - k - 1 for k in lags]
-                ws, gs = want['scores'][2][0, i - 1, keys], got['scores'][2][0, i - 1, keys]
-                if not np.abs(ws - gs).max() <= 1e-6:       # NaN and inf count as wrong
-                    raise Finding(f'lags {list(lags)}, tokens {x.tolist()}: at query {i} the '
-                                  f'scores of keys {[k + 1 for k in keys]} (lags {list(lags)}) '
-                                  f'should be lam + {(ws - lam).round(4).tolist()}, got lam + '
-                                  f'{(gs - lam).round(4).tolist()}', x.tolist())
-            off = ~(np.abs(want['probs'] - got['probs'])[start - 1:] <= 1e-6)   # NaN: wrong
-            if off.any():
-                i = int(np.argwhere(off)[0][0]) + start
-                raise Finding(f'lags {list(lags)}, tokens {x.tolist()}: output at query {i} '
-                              f'should be {want["probs"][i - 1].round(4).tolist()}, got '
-                              f'{got["probs"][i - 1].round(4).tolist()} (a masked key gets '
-                              f'weight?)', x.tolist())
-            n += 1
-    return Passed(f'layer-3 scores equal lam + beta * sum_h mean ptil at every query from '
-                  f'2 kmax + K - 1 on, and outputs match the reference, on {n} seeded sequences '
-                  f'(lags {{1,2,3}}, {{2,3,4,5}}, {{1,2}}, {{4,5,6}}, {{1,...,6}})')
+    cases, values, labels = _ask(layer3_blocks, 'your layer3_blocks', [EXAMPLE], selection_cases,
+                                 lambda P, lags, T, xs: (lags, T, LAM, BETA_4))
+    for case, value, on in zip(cases, values, labels):
+        band, B = _pair(value, ('band', 'B'), (case[2],) * 2, 'your layer3_blocks', on)
+        _blocks_judged(case, on, BETA_4, B, band=band, tol=1e-6,
+                       hint='the candidate i + 1 - k should score lam + beta * sum over heads '
+                            'of the mean ptil of lag k')
+    return Passed(f'layer-3 scores equal lam + beta * sum_h mean ptil at the candidate keys from '
+                  f'query 2 kmax + K - 1 on, and the outputs equal the reference, on '
+                  f'{sum(len(c[3]) for c in cases)} sequences: the chapter\'s example and '
+                  f'{len(cases) - 1} contiguous lag sets drawn afresh (lam = {LAM:g}, beta = '
+                  f'{BETA_4:g})')
+
+
+def pair_cases(seed):
+    """The drawn cases of one 10.6 check: 5 tuples ``(P, lags, T, xs)``: two lags D apart, one
+    for each D from 1 to 5 in a random order, kmin up to 4 (even for D = 2), T up to 44."""
+    Ds = [int(D) for D in np.random.default_rng([seed, 6]).permutation(np.arange(1, 6))]
+    return _draw(seed, Ds, 44, T_low=lambda lags: 2 * lags[-1] + 4)
+
+
+@checker('10.6')
+def check_10_6(single_head_blocks):
+    """``single_head_blocks(lags, T, beta)`` -> (mask2, B): layer 2's mask, layer 3's block."""
+    x = sel.sample_sequence(sel.example.P, (2, 5), 40, np.random.default_rng(0))[0]
+    cases, values, labels = _ask(single_head_blocks, 'your single_head_blocks',
+                                 [(sel.example.P, (2, 5), 40, [x])], pair_cases,
+                                 lambda P, lags, T, xs: (lags, T, BETA_6))
+    for case, value, on in zip(cases, values, labels):
+        mask, B = _pair(value, ('mask2', 'B'), (case[2],) * 2, 'your single_head_blocks', on)
+        _signs(mask, on, 'the layer-2 mask')
+        _blocks_judged(case, on, BETA_6, B, mask2=mask.astype(float), heads=1,
+                       hint='the candidate of lag kmin should score +beta, that of kmax -beta, '
+                            'times the mean of ptil_kmin - ptil_kmax over its key\'s set')
+    return Passed(f'one head: candidate scores equal +-beta * mean(ptil_kmin - ptil_kmax) over '
+                  f'the key\'s set to 1e-9 from query 2 kmax on, and the outputs equal the '
+                  f'reference, on {sum(len(c[3]) for c in cases)} sequences: lags {{2,5}} and '
+                  f'{len(cases) - 1} pairs drawn afresh, one for each D from 1 to 5')
 
 
 # ----------------------------------------------------------------------------- 10.5
@@ -238,214 +311,156 @@ CHOICES_134 = {
     'C': 'three heads can never cover three lags',
     'D': 'layer 1 cannot store a lag as large as 4',
 }
+DIGEST_10_5 = '09793d2b4004dde57f3b4d056c938d2d79f6857bcd4fed05913f73a25384bee7'
 
 
 @checker('10.5')
 def check_10_5(answer):
     """A dict: 'period' and 'classes' for lags {3,5,7} with <= 3 heads; 'choice_134'."""
-    T, beta = 48, 20.0
     if not isinstance(answer, dict):
         raise Finding(f"expected a dict with keys 'period', 'classes', 'choice_134'; got "
-                      f'{type(answer).__name__}')
-    lags = (3, 5, 7)
-    period, classes = answer.get('period'), answer.get('classes')
-    if isinstance(period, bool) or not isinstance(period, (int, np.integer)) or period < 1:
-        raise Finding(f"'period' must be a positive integer; got {period!r}")
+                      f'{tk.describe(answer)}')
+    period, classes, choice = (answer.get(k) for k in ('period', 'classes', 'choice_134'))
+    if isinstance(period, bool) or not isinstance(period, int) or not 1 <= period <= 100:
+        raise Finding(f"'period' must be an integer from 1 to 100; got {tk.short(period)}")
     try:
         classes = tuple(tuple(int(r) for r in c) for c in classes)
     except (TypeError, ValueError):
-        raise Finding(f"'classes' must be a list of lists of residues; got {classes!r}") from None
+        raise Finding(f"'classes' must be a list of lists of residues; got "
+                      f'{tk.short(classes)}') from None
     if not 1 <= len(classes) <= 3:
         raise Finding(f'budget: at most 3 heads (the fallback needs 5); got {len(classes)} '
                       f'classes')
-    flat = sorted(r for c in classes for r in c)
-    if flat != list(range(period)):
+    if sorted(r for c in classes for r in c) != list(range(period)):
         raise Finding(f'the classes must split the residues 0..{period - 1} (each exactly once) '
                       f'so that every token is used; got {classes}')
-    problems = sel.design_problems(lags, period, classes)
+    problems = sel.design_problems((3, 5, 7), period, classes)
     if problems:
         raise Finding(f'period {period}, classes {classes}: {problems[0]}, so two stored '
                       f'transitions share a slot')
-    design = sel.plan_heads(lags, period=period, classes=classes)
-    P = _P(4, 55)
-    model = sel.build_selective_induction(P, lags, T, beta=beta, period=period, classes=classes)
-    X, _ = sel.sample_batch(P, lags, T, 4, rng=np.random.default_rng(56))
-    err = np.abs(model.next_token_probs(X) - sel.construction_predictive(P, lags, X, beta, design))
-    if err[:, model.meta['exact_from'] - 1:].max() > 1e-6:
-        raise Finding(f'period {period}, classes {classes}: the network leaves the analytic '
-                      f'predictor by {err.max():.2e}')
-    choice = answer.get('choice_134')
-    if isinstance(choice, str):        # read as a plain str: a subclass cannot answer for it
-        choice = str.__str__(choice).strip().strip('()').strip().upper()
-    if choice != 'B':
-        raise Finding(f"your design for {{3,5,7}} works; 'choice_134' should name the reason "
-                      f"period 3 fails for {{1,3,4}} (one of {sorted(CHOICES_134)}); "
-                      f"got {answer.get('choice_134')!r:.40}")
-    return Passed(f'period {period}, {len(classes)} heads: valid by the residue rule, the network '
-                  f'equals the analytic predictor on 4 seeded sequences (T = {T}), and the '
-                  f'{{1,3,4}} reason is right')
+    letter = choice.strip().strip('()').strip().upper() if isinstance(choice, str) else None
+    if letter is None or not tk.same_digest('10.5', letter, DIGEST_10_5):
+        raise Finding(f"your design for {{3,5,7}} works; 'choice_134' is not the reason period 3 "
+                      f"fails for {{1,3,4}}: give one letter of {sorted(CHOICES_134)} (got "
+                      f"{tk.short(choice, 40)})")
+    return Passed(f'period {period}, {len(classes)} heads: they split every residue and no two '
+                  f'residues of a class differ by a difference of two lags (so no two stored '
+                  f'transitions share a slot), and the {{1,3,4}} reason is right (the design '
+                  f'is judged as given, not how it was found)')
 
 
-# ----------------------------------------------------------------------------- 10.6
+# ----------------------------------------------------------------------------- 10.7 and 10.8
 
-def _scores_at_candidates(run, lags, i):
-    return run['scores'][2][0, i - 1, [i - k for k in lags]]
-
-
-SINGLE_HEAD_CASES = (((2, 5), 4, 40), ((1, 3), 3, 32), ((2, 4), 5, 36), ((3, 4), 3, 30),
-                     ((1, 2), 3, 24), ((3, 7), 4, 40), ((1, 6), 2, 40))
-
-
-@checker('10.6')
-def check_10_6(single_head_blocks):
-    """``single_head_blocks(lags, T, beta)`` -> (mask2, B): layer 2's mask, layer 3's block."""
-    beta, lam = 10.0, 500.0
-    n = 0
-    for c, (lags, S, T) in enumerate(SINGLE_HEAD_CASES):
-        out = guard.call(single_head_blocks, lags, T, beta, what='your single_head_blocks',
-                         on=f'lags {list(lags)}, T = {T}')
-        P = _P(S, 60 + c)                   # made after the call: never in reach
-        if not isinstance(out, (tuple, list)) or len(out) != 2:
-            raise Finding(f'expected a pair (mask2, B); got {type(out).__name__}')
-        mask = guard.array(out[0], (T, T), what='your layer-2 mask')
-        B = guard.array(out[1], (T, T), what='your B')
-        if not np.all(np.isin(mask, (-1, 1))):
-            raise Finding('the layer-2 mask must hold only +1 and -1 (times lam)')
-        ref = sel.build_selective_induction(P, lags, T, lam, beta, heads=1)
-        yours = sel.build_selective_induction(P, lags, T, lam, beta, heads=1)
-        r2, c2, _ = yours.layers[1][0][0]
-        yours.layers[1][0] = [(r2, c2, lam * mask.astype(float))]
-        band, (r3, c3, _) = yours.layers[2][0]
-        yours.layers[2][0] = [band, (r3, c3, B.astype(float))]
-        start = ref.meta['exact_from']
-        for s in range(3):
-            x, _ = sel.sample_sequence(P, lags, T, np.random.default_rng(90 * c + s))
-            want, got = ref.run(x), yours.run(x)
-            for i in range(start, T + 1):
-                ws = _scores_at_candidates(want, lags, i)
-                gs = _scores_at_candidates(got, lags, i)
-                if not np.abs(ws - gs).max() <= 1e-9:       # NaN and inf count as wrong
-                    wrong = np.argmax(gs) != np.argmax(ws)
-                    raise Finding(f'lags {list(lags)}, tokens {x.tolist()}: at query {i} the '
-                                  f'candidate keys (lags {list(lags)}) should score lam + '
-                                  f'{(ws - lam).round(4).tolist()}, got lam + '
-                                  f'{(gs - lam).round(4).tolist()}'
-                                  + (f'; it prefers lag {lags[int(np.argmax(gs))]} instead of '
-                                     f'{lags[int(np.argmax(ws))]}' if wrong else ''), x.tolist())
-            diff = np.abs(want['probs'] - got['probs'])[start - 1:]
-            off = ~(diff <= 1e-9)                          # NaN counts as wrong
-            if off.any():
-                i = int(np.argwhere(off)[0][0]) + start
-                raise Finding(f'lags {list(lags)}: output at query {i} differs from the '
-                              f'reference by {np.nanmax(np.where(off, diff, 0)):.2e}'
-                              + (' (NaN)' if np.isnan(diff).any() else ''), x.tolist())
-            n += 1
-    return Passed(f'one head: candidate scores equal beta * mean(ptil_k - ptil_k\') over the '
-                  f'key\'s set to 1e-9 from query 2 kmax on, outputs equal the reference, on {n} '
-                  f'seeded sequences (lags {{2,5}}, {{1,3}}, {{2,4}}, {{3,4}}, {{1,2}}, {{3,7}}, '
-                  f'{{1,6}}: D from 1 to 5)')
-
-
-# ----------------------------------------------------------------------------- 10.7
-
-def _leak_bound(P, T, lam):
-    """Layer 1's bound on a masked key's weight relative to an allowed one."""
-    return T * P.max() / P.min() * np.exp(-2.0 * lam)
-
-
-def _hardness_cases():
-    """(S, T, P): the chapter's sizes, then a seeded sweep that repeats T with other P."""
-    sizes = [(3, 10), (5, 128), (4, 40), (6, 256), (2, 1000)]
-    rng = np.random.default_rng(870)
-    sizes += [(int(rng.integers(2, 9)), int(T)) for T in (10, 128, 40, 2, 7, 5000, 100000)]
-    return [(S, T, _P(S, 80 + c)) for c, (S, T) in enumerate(sizes)]
+def hardness_cases(seed):
+    """The drawn cases of one 10.7 check: 7 tuples ``(S, T, P)``: T = 2, T up to 20, 500,
+    5000 and 100000, then two cases repeating an earlier T with another P."""
+    rng = np.random.default_rng(seed)
+    Ts = [2] + [int(rng.integers(low, high)) for low, high in
+                ((3, 21), (21, 501), (501, 5001), (5001, 100_001))]
+    Ts += [Ts[int(rng.integers(1, 5))], Ts[int(rng.integers(1, 5))]]
+    return [(S, T, sel.transition_matrix(S, rng)) for T in Ts for S in [int(rng.integers(2, 9))]]
 
 
 @checker('10.7')
 def check_10_7(how_hard):
     """``how_hard(P, T)`` -> the smallest integer lam with T (pmax/pmin) e^{-2 lam} < 1e-6."""
-    cases = tuple(_hardness_cases())
-    for c, (S, T, P) in enumerate(cases):
-        got = guard.call(how_hard, P.copy(), T, what='your how_hard', on=f'S = {S}, T = {T}')
-        S, T, P = _hardness_cases()[c]       # the check's own copy, made after the call
-        want = 0                      # the definition: the first integer below the tolerance
-        while _leak_bound(P, T, want) >= 1e-6:
-            want += 1
-        got = guard.array(got, (), what=f'how_hard at S = {S}, T = {T}')
+    cases, values, labels = _ask(how_hard, 'your how_hard',
+                                 [(5, 128, sel.transition_matrix(5, np.random.default_rng(0)))],
+                                 hardness_cases, lambda S, T, P: (P, T),
+                                 lambda S, T, P: {'S': S, 'T': T,
+                                                  'pmax/pmin': f'{P.max() / P.min():.4g}'})
+    for (S, T, P), value, on in zip(cases, values, labels):
+        got = tk.array(value, (), what=f'your how_hard on {on}')
         if got.dtype.kind == 'b' or float(got) != round(float(got)):
-            raise Finding(f'S = {S}, T = {T}: expected an integer; got {got.item()!r}', (S, T))
-        if int(got) != want:
-            raise Finding(f'S = {S}, T = {T}, pmax/pmin = {P.max() / P.min():.1f}: expected lam = '
-                          f'{want}, got {int(got)}', (S, T))
-        if c < 5:   # confirm by running layer 1 at that lam: no forbidden key gets the bound
-            lags, n = (1, 2), min(T, 128)
-            m = sel.build_selective_induction(P, lags, n, lam=float(want), beta=0.0)
-            x, _ = sel.sample_sequence(P, lags, n, np.random.default_rng(c))
-            w = m.run(x)['attn'][0][0]
-            i = np.arange(1, n + 1)[:, None]
-            j = np.arange(1, n + 1)[None, :]
-            forbidden = (j < i) & ~np.isin(i - j, lags) & (i > 2)
-            assert w[forbidden].max(initial=0) < 1e-6
-    return Passed(f'the smallest integer lam on {len(cases)} seeded (P, T) pairs (T from 2 to '
-                  f'100000, the same T with different P), the first 5 confirmed by running layer '
-                  f'1 (leak below 1e-6)')
+            raise Finding(f'{on}: lam must be an integer; got {tk.short(got.item())}')
+        lam = 0                   # the definition, counted up: the first integer below tolerance
+        while T * P.max() / P.min() * np.exp(-2.0 * lam) >= TOLERANCE_7:
+            lam += 1
+        if int(got) != lam:
+            raise tk.wrong(on, int(got), f'the smallest integer lam with T (pmax / pmin) '
+                           f'exp(-2 lam) < {TOLERANCE_7:g}')
+    return Passed(f'the smallest integer lam of the definition on {len(cases)} (P, T) pairs: '
+                  f'S = 5, T = 128 and {len(cases) - 1} drawn afresh (T from 2 to 100000, the '
+                  f'same T with different P)')
 
 
-# ----------------------------------------------------------------------------- 10.8
+def budget_cases(seed):
+    """The drawn cases of one 10.8 check: 8 tuples ``(T, lags, beta_c)``: a contiguous set of
+    2 to 4 lags with kmin > 1 at 4 consecutive T (every residue modulo K), one lag alone, and
+    3 more contiguous sets."""
+    rng = np.random.default_rng(seed)
+    beta = lambda: float(np.round(rng.uniform(0.1, 50), 2))  # noqa: E731
+    kmin = int(rng.integers(2, 5))
+    lags = tuple(range(kmin, kmin + int(rng.integers(2, 5))))
+    T0 = int(rng.integers(lags[-1] + 1, 380))
+    sets = [_lag_set(rng, 'one lag')] + [_lag_set(rng, 'contiguous') for _ in range(3)]
+    return [(T0 + r, lags, beta()) for r in range(4)] + \
+        [(int(rng.integers(more[-1] + 1, 400)), more, beta()) for more in sets]
 
-def _budget_cases():
-    """(T, contiguous lags, beta_c): the chapter's example, T at every residue mod K, a sweep."""
-    cases = [(128, (1, 2, 3), 100.0), (64, (1, 2, 3, 4, 5), 10.0), (40, (2, 3), 7.0),
-             (129, (1, 2, 3), 1.0), (31, (4, 5, 6, 7), 2.5), (130, (1, 2, 3), 100.0),
-             (5, (4,), 3.0), (6, (1, 2, 3, 4, 5), 0.5)]
-    rng = np.random.default_rng(880)
-    for _ in range(12):
-        K, kmin = int(rng.integers(1, 7)), int(rng.integers(1, 5))
-        lags = tuple(range(kmin, kmin + K))
-        cases.append((int(rng.integers(max(lags) + 1, 400)), lags,
-                      float(np.round(rng.uniform(0.1, 50), 2))))
-    return cases
+
+def _prop1_mismatch(lags, beta_c, beta, rng):
+    """The first balanced query where Proposition 1 with ``beta`` and the K-head network with
+    ``beta_c`` give different lag weights, compared as logarithms (None if they agree)."""
+    K, kmax = len(lags), lags[-1]
+    P = sel.transition_matrix(4, rng)
+    x, _ = sel.sample_sequence(P, lags, kmax + 4 * K + 1, rng)
+    with np.errstate(all='ignore'):
+        network = np.log(sel.construction_weights(P, lags, x, beta_c))
+        prop1 = np.log(sel.prop1_weights(P, lags, x, beta))
+    for i in range(kmax + K, len(x) + 1, K):          # i - kmax a multiple of K: balanced
+        if tk.off(prop1[i - 1], network[i - 1], 1e-9 * (1 + np.abs(network[i - 1]))).any():
+            return i
+    return None
 
 
 @checker('10.8')
 def check_10_8(one_head_budget):
     """``one_head_budget(T, lags, beta_c)`` -> (transitions used by one head, Prop. 1's beta)."""
-    cases = tuple(_budget_cases())
-    for T, lags, beta_c in cases:
-        got = guard.call(one_head_budget, T, lags, beta_c, what='your one_head_budget',
-                         on=f'T = {T}, lags {list(lags)}')
-        if not isinstance(got, (tuple, list)) or len(got) != 2:
-            raise Finding(f'expected a pair (transitions, beta); got {type(got).__name__}')
-        K, kmax = len(lags), max(lags)
+    cases, values, labels = _ask(one_head_budget, 'your one_head_budget',
+                                 [(128, (1, 2, 3), 100.0)], budget_cases, lambda *case: case,
+                                 lambda T, lags, beta_c: dict(T=T, lags=lags, beta_c=beta_c))
+    rng = tk.fresh_rng()
+    for (T, lags, beta_c), value, on in zip(cases, values, labels):
+        count, beta = _pair(value, ('count', 'beta'), (), 'your one_head_budget', on, False)
+        if count.dtype.kind == 'b' or float(count) % 1 != 0:        # NaN and inf too
+            raise Finding(f'{on}: the count must be an integer; got {tk.short(count.item())}')
         design = sel.plan_heads(lags, heads=1, variant='main')      # the head of offset 0
-        used = len([j for j in range(kmax + 1, T + 1) if (T - j) % design.period == 0])
-        try:
-            n, b = int(got[0]), float(got[1])
-        except (TypeError, ValueError):
-            raise Finding(f'T = {T}, lags {list(lags)}: expected two numbers; got {got!r}')
-        if n != got[0]:
-            raise Finding(f'T = {T}, lags {list(lags)}: the count must be an integer; '
-                          f'got {got[0]!r}')
-        if n != used:
-            raise Finding(f'T = {T}, lags {list(lags)}: one head averages {used} transitions, '
-                          f'got {n}', (T, lags))
-        if not abs(b - K * beta_c) <= 1e-9:                # NaN counts as wrong
-            raise Finding(f'T = {T}, lags {list(lags)}, beta_c = {beta_c}: Prop. 1 needs beta = '
-                          f'{K * beta_c:g}, got {b:g}', (T, lags))
-    return Passed(f'transition counts and Prop.-1 temperatures right on {len(cases)} cases '
-                  f'(incl. T = 128, lags {{1,2,3}}: 42 and 300; T at every residue modulo K, '
-                  f'K from 1 to 6, kmin > 1)')
+        used = sum((T - j) % design.period in design.classes[0]
+                   for j in range(lags[-1] + 1, T + 1))
+        if int(count) != used:
+            raise tk.wrong(f'{on}: the count', int(count), 'the first head averages the '
+                           'tokens kmax < j <= T whose distance T - j is 0 modulo K')
+        if beta.dtype.kind == 'b' or not np.isfinite(float(beta)):
+            raise Finding(f'{on}: beta must be a finite number; got {tk.short(beta.item())}')
+        i = _prop1_mismatch(lags, beta_c, float(beta), rng)
+        if i is not None:
+            raise tk.wrong(f'{on}: beta', float(beta), f'with it Proposition 1\'s lag weights '
+                           f'differ from the {len(lags)}-head network\'s at the balanced query '
+                           f'i = {i} of a fresh sequence (every head averages the same number '
+                           f'of tokens there)')
+    return Passed(f'transition counts and Proposition-1 temperatures right on {len(cases)} cases: '
+                  f'the chapter\'s example and {len(cases) - 1} drawn afresh (T at every residue '
+                  f'modulo K, K from 1 to 6, kmin > 1); each beta checked against the K-head '
+                  f'network at balanced queries')
 
 
 PUZZLES = [
-    Puzzle('10.1', 'The lag posterior after every prefix', 'checked', check_10_1),
-    Puzzle('10.2', "Layer 1's matrix: store ptil[i, k] in slot i - k", 'checked', check_10_2),
-    Puzzle('10.3', 'Layer 2 head masks for lags {1,2,3,4}', 'checked', check_10_3,
-           'at most 4 heads'),
-    Puzzle('10.4', 'The selection block of layer 3', 'checked', check_10_4),
+    Puzzle('10.1', 'The lag posterior after every prefix', 'checked', check_10_1,
+           refuse={SEL + name: 'sum the log-probabilities yourself'
+                   for name in ('lag_posterior', 'log_likelihoods', 'transition_logprobs')}),
+    Puzzle('10.2', "Layer 1's matrix: store ptil[i, k] in slot i - k", 'checked', check_10_2,
+           refuse=BUILDERS),
+    Puzzle('10.3', 'Layer 2 head masks for contiguous lags', 'checked', check_10_3,
+           'at most K heads', refuse={**BUILDERS, SEL + 'plan_heads': 'choose the classes '
+                                      'yourself'}),
+    Puzzle('10.4', 'The selection block of layer 3', 'checked', check_10_4, refuse=BUILDERS),
     Puzzle('10.5', 'Fewer heads for the lag set {3,5,7}', 'checked', check_10_5,
            'at most 3 heads'),
-    Puzzle('10.6', 'One head for two lags (corrected App. H)', 'checked', check_10_6, '1 head'),
-    Puzzle('10.7', 'How large must lambda be?', 'checked', check_10_7),
+    Puzzle('10.6', 'One head for two lags (corrected App. H)', 'checked', check_10_6, '1 head',
+           refuse={**BUILDERS, SEL + 'plan_heads': 'choose the mask yourself',
+                   SEL + 'pair_evidence_block': 'build the layer-3 block yourself'}),
+    Puzzle('10.7', 'How large must lambda be?', 'checked', check_10_7,
+           refuse={SEL + name: 'solve the inequality yourself'
+                   for name in ('safety_margins', 'check_constants')}),
     Puzzle('10.8', 'Counting the transitions one head uses', 'checked', check_10_8),
 ]

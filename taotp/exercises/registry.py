@@ -9,18 +9,17 @@ Each chapter module ``taotp.exercises.chNN`` defines ``PUZZLES``, a list of
 """
 import functools
 import importlib
+import os
+import time
 import traceback
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
-from . import guard
-from .result import CheckResult, Finding, Passed
+import numpy as np
 
-CHAPTERS = {
-    1: '01_transformer', 2: '02_hello_world', 3: '03_lookup_table', 4: '04_search',
-    5: '05_sort', 6: '06_addition', 7: '07_encodings', 8: '08_interpreter',
-    9: '09_position_coupling', 10: '10_selective_induction', 11: '11_trained',
-    12: '12_records',
-}
+from .result import Finding, Passed
+
+from ..chapters import STEMS as CHAPTERS  # noqa: E402  (number -> notebook stem)
+
 KINDS = ('checked', 'train', 'reflect')
 
 
@@ -31,6 +30,7 @@ class Puzzle:
     kind: str = 'reflect'
     checker: object = None
     budget: str = ''
+    refuse: dict = field(default_factory=dict)   # package function -> hint, switched off
 
     @property
     def chapter(self):
@@ -45,79 +45,103 @@ class Puzzle:
         return f'solutions/{CHAPTERS[self.chapter]}.ipynb'
 
 
-BUDGET = 30   # seconds a checker may take in all, by default
+BUDGET = 30   # seconds a check may take in all, by default
 
 
 def checker(puzzle_id, budget=BUDGET):
-    """Decorate a checker body so it never raises and always returns a CheckResult.
+    """Mark a function as the checker body of ``puzzle_id``, run by the judge.
 
-    The body receives the submission and returns ``Passed(scope)`` on success or
-    raises ``Finding(message, counterexample)``; anything else it raises (a bug
-    provoked by a strange submission, ``SystemExit`` included) is reported as a
-    finding too.  The whole check, the processing of returned values included,
-    runs within ``budget`` seconds; the PASS line states the budget.  A real
-    Ctrl-C still stops it.  An answer that rewrites the package while it is
-    checked (a function of ``taotp``, NumPy or the builtins swapped, e.g. the
-    checker's own helper) is refused and the package put back
-    (``guard.module_state``).
+    The body receives the submission as plain data (``toolkit``), returns
+    ``Passed(scope)`` on success or raises ``Finding(message, counterexample)``;
+    anything else it raises is reported as a finding too.  The whole check
+    runs within ``budget`` seconds, which the PASS line states.
     """
-    state, restore = guard.module_state, guard.restore_modules   # bound now: a submission
-                                                                 # cannot swap them later
+    def mark(body):
+        body.puzzle_id, body.budget = puzzle_id, budget
+        return body
+    return mark
 
-    def wrap(body):
-        @functools.wraps(body)
-        def run(answer, *args, verbose=False, **kwargs):
-            before, changed = state(), []
-            with guard._real_interrupts_pass() as user_pressed_ctrl_c:
-                try:
-                    try:
-                        with guard.time_limit(budget) as mine:
-                            outcome = body(answer, *args, **kwargs)
-                    finally:
-                        changed = restore(before)
-                    if not isinstance(outcome, Passed):
-                        raise RuntimeError(f'checker {puzzle_id} returned {outcome!r}')
-                    result = CheckResult(puzzle_id, True,
-                                         f'{outcome.message} · time budget {budget} s')
-                except Finding as f:
-                    result = CheckResult(puzzle_id, False, f.message, f.counterexample, f.detail)
-                except guard._TimeUp as up:
-                    if up.owner is not mine and guard.live(up.owner):
-                        raise
-                    why = (f'the check did not finish within its {budget} s budget: your answer '
-                           f'(or a value it returned, when read) is too slow' if up.owner is mine
-                           else 'your answer raised _TimeUp itself (a time-up of no running limit)')
-                    result = CheckResult(puzzle_id, False, why, detail='' if up.owner is mine
-                                         else traceback.format_exc())
-                except KeyboardInterrupt:
-                    if user_pressed_ctrl_c():
-                        raise
-                    result = CheckResult(puzzle_id, False, 'your answer raised KeyboardInterrupt',
-                                         detail=traceback.format_exc())
-                except BaseException as exc:  # never let a submission crash the notebook
-                    result = CheckResult(puzzle_id, False,
-                                         f'could not check this answer: {type(exc).__name__}: '
-                                         f'{exc}', detail=traceback.format_exc())
-            if changed:       # whatever the verdict was, it was reached on a rewritten package
-                result = CheckResult(puzzle_id, False, f'your answer changed {changed[0]} while '
-                                     f'it was being checked (put back now): a check runs on the '
-                                     f'package as it is, so it cannot vouch for an answer that '
-                                     f'rewrites it')
-            if verbose and result.detail:
-                result.message += '\n' + result.detail
-            return result
-        run.puzzle_id = puzzle_id
-        run.budget = budget
-        return run
-    return wrap
+
+def run_check(workers, puzzle, answer, options=None, call_seconds=None, sys_path=(), cwd='.',
+              progress=None):
+    """Judge one answer (the judge's side of ``check``); returns the verdict as a dict."""
+    from . import copies, judge, toolkit
+    table = registry()
+    if not isinstance(puzzle, str) or puzzle not in table or table[puzzle].checker is None \
+            or type(answer) is not bytes or not isinstance(options, dict):
+        return {'passed': False, 'message': f'there is no checked puzzle {puzzle!r}'}
+    row = table[puzzle]
+    body, seconds = row.checker, row.checker.budget
+    start = time.monotonic()
+    found = copies.refused_copy(answer, row.refuse)
+    if found:
+        return {'passed': False, 'message': f'your answer holds a copy of the code of {found}, '
+                f'which this puzzle switches off: {row.refuse[found]}'}
+    limit = judge.CALL_SECONDS if not call_seconds else min(float(call_seconds),
+                                                            judge.CALL_SECONDS)
+    session = judge.Session(workers.new(), start + seconds, limit)
+    policy = {'sys_path': [str(p) for p in sys_path], 'cwd': str(cwd), 'refused': dict(row.refuse),
+              'memory_bytes': judge.MEMORY_BYTES, 'cpu_seconds': seconds + 5,
+              'progress': progress}
+    verdict = {'passed': False}
+    try:
+        with toolkit.time_limit(seconds + 2):
+            try:
+                submission = session.load(answer, policy)
+            except judge.AnswerRaised as exc:
+                raise Finding(f'your answer could not be loaded where it runs ({exc.kind}: '
+                              f'{exc.text})', detail=exc.detail) from None
+            except Finding as exc:
+                raise Finding(f'your answer could not be loaded where it runs: '
+                              f'{exc.message}') from None
+            outcome = body(submission, **options)
+        if not isinstance(outcome, Passed):
+            raise RuntimeError(f'checker {puzzle} returned {outcome!r}')
+        verdict = {'passed': True, 'message': f'{outcome.message} · time budget {seconds} s'}
+    except Finding as f:
+        verdict = {'message': f.message, 'counterexample': _plain(f.counterexample),
+                   'detail': f.detail, 'where': f.where}
+    except toolkit.TimeUp:
+        verdict = {'message': f'the check did not finish within its {seconds} s budget: your '
+                              f'answer (or the program it returned) is too slow or too large'}
+    except TypeError as exc:
+        if options and 'keyword' in str(exc):
+            verdict = {'message': f'puzzle {puzzle} has no option {sorted(options)[0]!r}'}
+        else:
+            verdict = _bug(exc)
+    except Exception as exc:      # a checker tripped over a strange answer: reported
+        verdict = _bug(exc)
+    finally:
+        session.worker.kill()
+    verdict.setdefault('passed', False)
+    verdict['output'] = ''.join(session.output)
+    return verdict
+
+
+def _bug(exc):
+    return {'message': f'could not check this answer: {type(exc).__name__}: {exc}',
+            'detail': traceback.format_exc()}
+
+
+def _plain(value):
+    """A counterexample the kernel can print: numbers, text and sequences of them."""
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return value
+    if isinstance(value, np.ndarray):
+        return value.tolist() if value.size <= 4096 else repr(value)
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value[:4096]]
+    return repr(value)[:2000]
 
 
 @functools.lru_cache(maxsize=None)
 def registry():
     """All puzzles by id, in book order."""
     table = {}
-    for chapter in CHAPTERS:
-        module = importlib.import_module(f'.ch{chapter:02d}', __package__)
+    modules = [importlib.import_module(f'.ch{chapter:02d}', __package__) for chapter in CHAPTERS]
+    extra = os.environ.get('TAOTP_EXTRA_CHECKERS')     # the framework's own tests (puzzles 99.N)
+    modules += [importlib.import_module(name) for name in extra.split(',')] if extra else []
+    for module in modules:
         for puzzle in module.PUZZLES:
             if puzzle.id in table:
                 raise ValueError(f'puzzle {puzzle.id} is registered twice')

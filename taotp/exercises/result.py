@@ -15,6 +15,7 @@ class CheckResult:
     counterexample: object = None
     detail: str = ''          # traceback text, shown with verbose=True
     relaxed: str = ''         # the options that weakened the check, if any
+    output: str = ''          # what the answer printed while it was checked
 
     def __bool__(self):
         return self.passed
@@ -44,11 +45,12 @@ class CheckResult:
 class Finding(Exception):
     """Raised inside a checker to report a failure found in the submission."""
 
-    def __init__(self, message, counterexample=None, detail=''):
+    def __init__(self, message, counterexample=None, detail='', where=None):
         super().__init__(message)
         self.message = message
         self.counterexample = counterexample
         self.detail = detail
+        self.where = where        # (file, line) in the answer's own code, when it raised
 
 
 class Passed:

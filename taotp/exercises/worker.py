@@ -1,0 +1,346 @@
+"""The worker: a process of its own in which a reader's answer runs.
+
+The judge starts one *zygote* per kernel (``python -m taotp.exercises.worker``):
+a fresh interpreter that imports NumPy and the package and then only forks.
+Each check gets a new fork, so every answer starts from the package as it is
+on disk, with none of the reader's threads, patches or variables.  The fork
+
+* limits its own memory (address space) and CPU time, so a blow-up ends it;
+* switches off the package's own answer to the puzzle being checked: each
+  function the puzzle refuses has its code replaced by one that raises
+  ``Refused`` (the original code is gone from the process);
+* installs an audit hook, which cannot be removed, refusing what would
+  bring the package's answer back or reach outside: starting processes,
+  sending signals, ``ctypes``, and reading the source of the package's loaded
+  modules (so no copy of a switched-off function can be made from it);
+* unpickles the answer (cloudpickle) and serves the judge's calls, sending
+  every value back through ``wire.encode``.
+
+None of this is a security sandbox: the worker only keeps the answer away
+from the judge's data and from the package's own answer.  The verdict is
+made in the judge, from plain data.
+"""
+import os
+import signal
+import socket
+import struct
+import sys
+import threading
+import traceback
+import types
+
+# one BLAS thread before NumPy loads: a fork must not inherit worker threads
+for _var in ('OPENBLAS_NUM_THREADS', 'OMP_NUM_THREADS', 'MKL_NUM_THREADS'):
+    os.environ[_var] = '1'
+
+from . import wire  # noqa: E402
+
+OUTPUT_LIMIT = 4000           # characters of the answer's own printing sent back per message
+_PID = struct.Struct('!q')
+
+
+# ----------------------------------------------------------------------------- the zygote
+
+def zygote(control_fd):
+    """Import everything once, then fork a worker for each channel the judge sends."""
+    _preload()
+    signal.signal(signal.SIGCHLD, signal.SIG_IGN)      # forks are reaped by the kernel
+    control = socket.socket(fileno=control_fd)
+    control.sendall(_PID.pack(os.getpid()))
+    while True:
+        try:
+            _, fds, _, _ = socket.recv_fds(control, 16, 1)
+        except OSError:
+            return
+        if not fds:
+            return                                    # the judge is gone
+        pid = os.fork()
+        if pid == 0:
+            control.close()
+            _worker_main(fds[0])                      # never returns
+        os.close(fds[0])
+        control.sendall(_PID.pack(pid))
+
+
+def spawned(channel_fd):
+    """A worker started on its own (where fork is unavailable): no zygote in between."""
+    _preload()
+    _worker_main(channel_fd)
+
+
+def _preload():
+    """The package and everything an answer may use from it, loaded before any answer."""
+    import cloudpickle  # noqa: F401
+    import numpy  # noqa: F401
+    import taotp  # noqa: F401
+    import taotp.corpus, taotp.programs, taotp.reference  # noqa: E401,F401
+    from taotp.exercises import registry
+    registry()
+
+
+# ----------------------------------------------------------------------------- one check's worker
+
+class Refused(BaseException):
+    """Raised by a package function that the checked puzzle switches off."""
+
+    hints = {}
+
+    def __init__(self, name):
+        super().__init__(f'{name} is switched off while this puzzle is checked: '
+                         f'{self.hints.get(name, "write this part yourself")}')
+        self.name = name
+
+
+class _Output:
+    """sys.stdout / sys.stderr of the worker: keeps the first OUTPUT_LIMIT characters."""
+
+    def __init__(self):
+        self.parts, self.size, self.more = [], 0, False
+
+    def write(self, text):
+        text = str(text)
+        room = OUTPUT_LIMIT - self.size
+        self.parts.append(text[:max(room, 0)])
+        self.size += min(len(text), max(room, 0))
+        self.more = self.more or len(text) > room
+        return len(text)
+
+    def flush(self):
+        pass
+
+    def take(self):
+        out = ''.join(self.parts) + ('\n[... more output cut]' if self.more else '')
+        self.parts, self.size, self.more = [], 0, False
+        return out
+
+
+def _worker_main(fd):
+    os.setsid()
+    try:
+        os.closerange(3, fd)
+        os.closerange(fd + 1, 4096)
+        null = os.open(os.devnull, os.O_RDWR)
+        for std in (0, 1, 2):
+            os.dup2(null, std)
+    except OSError:
+        pass
+    channel = socket.socket(fileno=fd)
+    threading.Thread(target=_orphan_watch, args=(os.getppid(),), daemon=True).start()
+    try:
+        _serve(channel)
+    finally:
+        os._exit(0)
+
+
+def _orphan_watch(parent, exit=os._exit, getppid=os.getppid, sleep=__import__('time').sleep):
+    """End the worker when its parent is gone (a judge killed mid-check leaves no orphan)."""
+    while True:
+        sleep(1.0)
+        if getppid() != parent:
+            exit(3)
+
+
+def _serve(channel):
+    kind, answer_bytes, policy = wire.recv_trusted(channel)
+    if kind != 'load':
+        return
+    output = _prepare(answer_bytes, policy)
+    callables = []
+    try:
+        import cloudpickle
+        answer = cloudpickle.loads(answer_bytes)
+        reply = ('loaded', wire.encode(answer, callables))
+    except BaseException as exc:                      # noqa: B036 (reported, never raised)
+        reply = ('raised', *_describe(exc), 'loading')
+    _reply(channel, reply, output)
+    while True:
+        try:
+            message = wire.recv_trusted(channel)
+        except Exception:
+            return
+        if message[0] != 'call':
+            return
+        _, ref, calls, echo = message
+        values, reply = [], None
+        for i, (args, kwargs) in enumerate(calls):
+            try:
+                value = callables[ref](*args, **kwargs)
+                values.append((value, args, kwargs) if echo else value)
+            except BaseException as exc:              # noqa: B036
+                reply = ('raised', *_describe(exc), i)
+                break
+        if reply is None:
+            try:
+                reply = ('ok', wire.encode(values, callables))
+            except BaseException as exc:              # noqa: B036
+                reply = ('raised', *_describe(exc), len(values))
+        _reply(channel, reply, output)
+
+
+def _reply(channel, reply, output):
+    try:
+        data = wire.pickle.dumps(reply + (output.take(),), protocol=5)
+    except Exception as exc:
+        data = wire.pickle.dumps(('raised', 'WireError', str(exc), [], '', 'sending', ''))
+    wire.send_bytes(channel, data)
+
+
+def _describe(exc):
+    """(type name, message, [(file, line, function)], formatted traceback) of an exception."""
+    frames = [(f.filename, f.lineno or 0, f.name) for f in traceback.extract_tb(exc.__traceback__)]
+    if isinstance(exc, wire.WireError):
+        name = 'a value that cannot be sent back'
+    else:
+        name = type(exc).__name__
+    text = ''.join(traceback.format_exception(type(exc), exc, exc.__traceback__))
+    return name, str(exc)[:2000], frames[-12:], text[-6000:]
+
+
+def _prepare(answer_bytes, policy):
+    """Everything that must happen before the answer's first byte is unpickled."""
+    sys.path[:] = list(policy['sys_path'])
+    try:
+        os.chdir(policy['cwd'])
+    except OSError:
+        pass
+    if b'torch' in answer_bytes:             # the answer's tensors need torch: load it first
+        try:
+            import torch  # noqa: F401
+        except Exception:
+            pass
+    _limit_resources(policy['memory_bytes'], policy['cpu_seconds'])
+    Refused.hints = dict(policy['refused'])
+    for name in policy['refused']:
+        _switch_off(name)
+    sys.addaudithook(_Hook(policy).__call__)
+    output = _Output()
+    sys.stdout = sys.stderr = output
+    return output
+
+
+def _limit_resources(memory_bytes, cpu_seconds):
+    try:
+        import resource
+    except ImportError:
+        return
+    try:
+        with open('/proc/self/statm') as f:
+            in_use = int(f.read().split()[0]) * os.sysconf('SC_PAGE_SIZE')
+    except (OSError, ValueError):
+        in_use = 0
+    for limit, value in ((getattr(resource, 'RLIMIT_AS', None), in_use + memory_bytes),
+                         (resource.RLIMIT_CPU, int(cpu_seconds) + 1)):
+        if limit is None:
+            continue
+        try:
+            soft, hard = resource.getrlimit(limit)
+            if hard != resource.RLIM_INFINITY:
+                value = min(value, hard)
+            resource.setrlimit(limit, (value, hard))
+        except (ValueError, OSError):
+            pass
+
+
+# ----------------------------------------------------------------------------- switching a function off
+
+def _resolve(dotted):
+    import importlib
+    parts = dotted.split('.')
+    for i in range(len(parts), 0, -1):
+        try:
+            obj = importlib.import_module('.'.join(parts[:i]))
+        except ImportError:
+            continue
+        for attr in parts[i:]:
+            obj = getattr(obj, attr)
+        return obj
+    raise ImportError(dotted)
+
+
+def _refusing_code(name, freevars):
+    """A code object that raises ``Refused(name)``, with the given free variables."""
+    cells = ''.join(f'    {v} = None\n' for v in freevars)
+    uses = ''.join(f'        {v}\n' for v in freevars)
+    source = (f'def _outer():\n{cells}    def _refused(*args, **kwargs):\n{uses}'
+              f'        raise __taotp_refused__({name!r})\n    return _refused\n')
+    scope = {}
+    exec(compile(source, '<switched off>', 'exec'), scope)
+    code = scope['_outer']().__code__
+    return code.replace(co_freevars=tuple(freevars))
+
+
+def _switch_off_function(function, name):
+    function.__globals__['__taotp_refused__'] = Refused
+    function.__code__ = _refusing_code(name, function.__code__.co_freevars)
+
+
+def _switch_off(dotted):
+    obj = _resolve(dotted)
+    obj = getattr(obj, '_implementation', obj)          # NumPy's dispatchers (np.einsum)
+    obj = getattr(obj, '__wrapped__', obj)              # functools wrappers (lru_cache)
+    if isinstance(obj, types.FunctionType):
+        _switch_off_function(obj, dotted)
+    elif isinstance(obj, type):
+        for attr, member in list(vars(obj).items()):
+            inner = getattr(member, '__func__', member)          # static and class methods
+            for f in (inner, getattr(inner, 'fget', None)):
+                if isinstance(f, types.FunctionType):
+                    _switch_off_function(f, dotted)
+    else:
+        raise TypeError(f'cannot switch off {dotted} ({type(obj).__name__})')
+    if dotted == 'numpy.einsum':
+        import numpy
+        numpy.einsum = _resolve('numpy.einsum')
+
+
+# ----------------------------------------------------------------------------- the audit hook
+
+class _Hook:
+    """Refuses, for the rest of the worker's life, what no answer needs (see the module doc)."""
+
+    DENIED = ('os.fork', 'os.forkpty', 'os.posix_spawn', 'os.exec', 'os.spawn', 'os.system',
+              'subprocess.Popen', 'os.kill', 'os.killpg', 'signal.pthread_kill', 'pty.spawn',
+              'os.startfile', 'winreg')
+    NO_IMPORT = ('_posixsubprocess', '_ctypes', 'cffi', '_cffi_backend')
+
+    def __init__(self, policy):
+        import importlib.util
+        self.pid = str(os.getpid())
+        self.protected = set()           # the files of every package module loaded now
+        for name, module in list(sys.modules.items()):
+            source = getattr(module, '__file__', None)
+            if name.split('.')[0] == 'taotp' and source:
+                self.protected.add(os.path.realpath(source))
+                try:
+                    self.protected.add(os.path.realpath(importlib.util.cache_from_source(source)))
+                except (NotImplementedError, ValueError):
+                    pass
+        self.progress = os.path.realpath(policy['progress']) if policy.get('progress') else None
+        self.realpath, self.sep = os.path.realpath, os.sep
+
+    def __call__(self, event, args):
+        if event in self.DENIED or event.startswith('ctypes.'):
+            raise PermissionError(f'{event} is not available to an answer while it is checked')
+        if event == 'import' and args and str(args[0]).split('.')[0] in self.NO_IMPORT:
+            raise ImportError(f'{args[0]} is not available to an answer while it is checked')
+        if event == 'open' and args and isinstance(args[0], (str, bytes, os.PathLike)):
+            self._open(os.fsdecode(args[0]))
+
+    def _open(self, path):
+        if path.startswith('/proc/') and path.split('/')[2] not in ('self', 'thread-self',
+                                                                    self.pid):
+            raise PermissionError('another process\'s /proc files are not available to an '
+                                  'answer while it is checked')
+        full = self.realpath(path)
+        if full in self.protected:
+            raise PermissionError(f'the package\'s source files are not available to an '
+                                  f'answer while it is checked (opening {path})')
+        if self.progress and full == self.progress:
+            raise PermissionError('the progress file is not available to an answer')
+
+
+if __name__ == '__main__':
+    if sys.argv[1] == 'zygote':
+        zygote(int(sys.argv[2]))
+    else:
+        spawned(int(sys.argv[2]))

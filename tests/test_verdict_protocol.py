@@ -1,0 +1,310 @@
+"""The verdict protocol: attacks on the checking machinery itself, and what it promises.
+
+Each row is a class of attack from the verdict-protocol issue (numbers as there), the
+attacks tried here, and the mechanism that refuses them. Chapter-specific attacks of each
+class are in the chapter's ``test_exercises_chNN.py``.
+
+| class | attacks tried here | refused by |
+|---|---|---|
+| 3. work done before `check()` | a thread started earlier that patches the package and the checker in a loop; `taotp.decode` and a checker table patched before the call; a checker function replaced; the reader's copy of the package's code | the judge is a process of its own that the reader's code never runs in; the answer runs in a fresh worker forked from a pristine zygote; a copy of a switched-off function's bytecode is found in the answer's bytes |
+| 3. work done inside the worker | an answer that patches the worker's checker tables, reads the package's source, starts a process, sends a signal, loads a C library, calls a switched-off function | the verdict is computed in the judge; the worker's audit hook; switched-off code raises `Refused` |
+| 3. a worker that lies | a reply that names a global (a pickle that would run code), an oversized frame, a deep or cyclic structure | `wire.loads` admits no globals; size and node budgets |
+| robustness | garbage, a hang, `sys.exit`, `os._exit`, 20 GB, a thread, an unpicklable answer | each ends only its worker: NOT YET with a reason within the budget |
+| 7. progress forgets | a later failure after a PASS; the old file format | the best verdict is kept with its date |
+"""
+import json
+import os
+import pickle
+import subprocess
+import sys
+import threading
+import time
+
+import numpy as np
+import pytest
+
+import taotp
+import taotp.exercises as exercises
+from checking import NeverArray, fails, forever, passes, verdict
+from taotp.exercises import check, progress_file, registry, wire
+from taotp.exercises import store as progress_store
+
+TESTS = os.path.dirname(os.path.abspath(__file__))
+
+
+@pytest.fixture(scope='module', autouse=True)
+def extra_checkers():
+    """Register puzzles 99.N (tests/checker_fixtures.py) here and in a fresh judge."""
+    saved = {k: os.environ.get(k) for k in ('TAOTP_EXTRA_CHECKERS', 'PYTHONPATH')}
+    os.environ['TAOTP_EXTRA_CHECKERS'] = 'checker_fixtures'
+    os.environ['PYTHONPATH'] = os.pathsep.join([TESTS] + [p for p in (saved['PYTHONPATH'] or '')
+                                                          .split(os.pathsep) if p])
+    registry.cache_clear()
+    exercises._stop_judge()
+    yield
+    for key, value in saved.items():
+        if value is None:
+            os.environ.pop(key, None)
+        else:
+            os.environ[key] = value
+    registry.cache_clear()
+    exercises._stop_judge()
+
+
+def window(tokens, params, n_steps):
+    """Puzzle 1.7's answer written with the package's forward pass (allowed there)."""
+    out = list(tokens)
+    block = len(params['pos_emb'])
+    for _ in range(n_steps):
+        out.append(int(np.argmax(taotp.transformer(np.array(out[-block:]), **params)[-1])))
+    return out
+
+
+def zeros(tokens, params, n_steps):
+    return list(tokens) + [0] * n_steps
+
+
+# ----------------------------------------------------------------------------- class 3: before check()
+
+def test_a_patched_package_in_the_kernel_is_not_the_baseline(monkeypatch):
+    """The reader makes taotp.decode (the checker's baseline) agree with a wrong answer."""
+    monkeypatch.setattr(taotp.decoding, 'decode', lambda tokens, *a, **k: np.array(
+        list(tokens) + [0] * k.get('max_steps', a[0] if a else 0)))
+    monkeypatch.setattr(taotp, 'decode', taotp.decoding.decode)
+    fails('1.7', zeros)
+
+
+def test_a_patched_checker_in_the_kernel_changes_nothing(monkeypatch):
+    from taotp.exercises import ch01, toolkit
+    monkeypatch.setattr(ch01, 'check_1_7', lambda answer: toolkit.Passed('patched'))
+    monkeypatch.setitem(ch01.SAMPLING, 'runs', 1)
+    monkeypatch.setattr(toolkit, 'wrong', lambda *a, **k: toolkit.Passed('patched'))
+    fails('1.7', zeros)
+
+
+def test_a_thread_started_before_the_check_cannot_reach_it():
+    stop = threading.Event()
+
+    def meddle():
+        from taotp.exercises import ch01
+        while not stop.is_set():
+            taotp.decoding.decode = lambda *a, **k: np.zeros(3, int)
+            ch01.BLOCKS_1_7 = (1, 1, 1, 1)
+            time.sleep(0.001)
+
+    original, blocks = taotp.decoding.decode, None
+    from taotp.exercises import ch01
+    blocks = ch01.BLOCKS_1_7
+    worker = threading.Thread(target=meddle, daemon=True)
+    worker.start()
+    try:
+        fails('1.7', zeros)
+    finally:
+        stop.set()
+        worker.join()
+        taotp.decoding.decode, ch01.BLOCKS_1_7 = original, blocks
+
+
+# ----------------------------------------------------------------------------- class 3: inside the worker
+
+def text_after_patching():
+    """Makes the worker's copy of the toolkit accept anything as an array, then returns text."""
+    from taotp.exercises import toolkit
+    toolkit.array = lambda value, *a, **k: value
+    toolkit.LIMITS.clear()
+    return 'not numbers'
+
+
+def test_patching_the_workers_copy_of_the_checker_changes_no_verdict():
+    fails('99.1', text_after_patching, 'must be an array of numbers')
+
+
+@pytest.mark.parametrize('attempt, words', [
+    (lambda: open(taotp.decoding.__file__).read(), "package's source files are not available"),
+    (lambda: __import__('inspect').getsource(taotp.decoding.decode), 'could not get source'),
+    (lambda: __import__('subprocess').run(['true']), 'not available to an answer'),
+    (lambda: __import__('os').system('true'), 'os.system is not available'),
+    (lambda: __import__('os').kill(__import__('os').getppid(), 0), 'os.kill is not available'),
+    (lambda: __import__('ctypes').CDLL(None), 'not available to an answer'),
+    (lambda: taotp.decode([0], taotp.random_params(np.random.default_rng(0)), 1),
+     'taotp.decoding.decode is switched off while this puzzle is checked: write your own'),
+])
+def test_the_worker_refuses_what_no_answer_needs(attempt, words):
+    fails('99.3', attempt, words)
+
+
+def test_the_package_decoder_works_where_no_puzzle_refuses_it():
+    result = verdict('99.1', lambda: taotp.decode([0], taotp.random_params(
+        np.random.default_rng(0)), 2))
+    assert result.passed, result.message
+
+
+# ----------------------------------------------------------------------------- class 3: a lying worker
+
+class Runs:
+    def __reduce__(self):
+        return (os.system, ('echo pwned',))
+
+
+@pytest.mark.parametrize('payload', [
+    pickle.dumps(('ok', Runs(), '')),
+    pickle.dumps(np.arange(3)),                             # even NumPy's own reconstruction
+    pickle.dumps(('ok', ('X', 1), '')),
+])
+def test_worker_replies_are_plain_data_or_refused(payload):
+    try:
+        value = wire.loads(payload)
+        wire.decode(value[1])
+    except wire.WireError:
+        return
+    pytest.fail('an unreadable reply was accepted')
+
+
+def test_replies_have_a_node_budget():
+    nested = ('L', [])
+    for _ in range(wire.MAX_DEPTH + 2):
+        nested = ('L', [nested])
+    with pytest.raises(wire.WireError, match='deeper'):
+        wire.decode(nested)
+    shared = ('L', [1] * 1000)
+    wide = ('L', [shared] * 2000)                    # 2,000,000 values from a small pickle
+    with pytest.raises(wire.WireError, match='more than'):
+        wire.decode(wire.loads(pickle.dumps(wide)))
+
+
+def test_arrays_cross_as_plain_copies_and_objects_as_opaque():
+    class Sub(np.ndarray):
+        pass
+    tree = wire.encode({'a': np.arange(6.0).reshape(2, 3).view(Sub), 'f': len, 'o': object()}, [])
+    value = wire.decode(wire.loads(pickle.dumps(tree)))
+    assert type(value['a']) is np.ndarray and value['a'].shape == (2, 3)
+    assert isinstance(value['f'], wire.Remote) and isinstance(value['o'], wire.Opaque)
+
+
+# ----------------------------------------------------------------------------- robustness
+
+def allocates():
+    return np.ones((20 << 30) // 8)
+
+
+def starts_a_thread():
+    threading.Thread(target=lambda: time.sleep(60), daemon=False).start()
+    return np.zeros(2)
+
+
+def closes_the_process():
+    os._exit(0)
+
+
+@pytest.mark.parametrize('answer, words', [
+    (None, 'expected a function; got None'),
+    ('text', 'expected a function; got str'),
+    (forever, 'took longer than 0.5 s'),
+    (lambda: sys.exit(3), 'raised SystemExit: 3'),
+    (closes_the_process, 'ended'),
+    (allocates, 'MemoryError'),
+    (lambda: NeverArray(), 'took longer than 0.5 s'),
+    (lambda: threading.Lock(), 'a lock object'),
+])
+def test_every_kind_of_bad_answer_is_a_prompt_not_yet(answer, words):
+    start = time.perf_counter()
+    fails('99.1', answer, words)
+    assert time.perf_counter() - start < 5
+
+
+def test_a_thread_left_running_does_not_outlive_its_check():
+    passes('99.1', starts_a_thread)
+    passes('99.1', lambda: np.ones(3))
+
+
+def test_an_unpicklable_answer_is_told_why():
+    lock = threading.Lock()
+    fails('99.1', lambda: lock, 'cannot be sent to the process that checks it')
+
+
+@pytest.mark.slow       # three checks that each run into a real puzzle's own limit
+def test_the_contract_answers_within_35_s_for_real_puzzles():
+    for answer, words in ((forever, "longer than"), (lambda *a: allocates(), "MemoryError"),
+                          (lambda *a: sys.exit(1), 'SystemExit')):
+        start = time.perf_counter()
+        fails('1.7', answer, words)
+        assert time.perf_counter() - start < 35
+
+
+def test_a_check_adds_little_to_the_answers_own_time():
+    verdict('99.1', lambda: np.zeros(1))                  # the judge and zygote are up
+    start = time.perf_counter()
+    for _ in range(5):
+        passes('99.1', lambda: np.zeros(1))
+    assert (time.perf_counter() - start) / 5 < 1.5
+
+
+def test_what_the_answer_prints_is_shown(capsys):
+    def talks():
+        print('hello from the answer')
+        return np.zeros(1)
+    check('99.1', talks)
+    out = capsys.readouterr().out
+    assert out.index('hello from the answer') < out.index('PASS 99.1')
+
+
+def test_a_killed_judge_is_started_again():
+    passes('99.1', lambda: np.zeros(1))
+    exercises._judge['process'].kill()
+    passes('99.1', lambda: np.zeros(1))
+
+
+def test_options_that_weaken_a_check_are_marked_and_not_counted(capsys):
+    result = check('99.2', 'right', n_cases=1)
+    assert result and result.relaxed == 'n_cases=1' and not result.counts
+    assert capsys.readouterr().out.startswith('PASS (relaxed: n_cases=1; not counted as solved)')
+    assert '99.2' not in progress_store.load()
+    assert check('99.2', 'right').counts
+    assert progress_store.load()['99.2']['solved']
+
+
+def test_numbers_and_malformed_ids_are_refused():
+    assert 'ids are strings' in check(6.2, None).message
+    for bad in ('6.20.1', '06.2', '6', 'six', None):
+        assert 'no puzzle' in check(bad, None).message
+
+
+def test_every_registered_checker_has_a_budget_of_at_most_30_s():
+    for puzzle in registry().values():
+        if puzzle.checker is not None:
+            assert puzzle.checker.budget <= 30, puzzle.id
+
+
+def test_every_refused_name_resolves_and_is_loaded_by_the_worker():
+    from taotp.exercises import worker
+    for puzzle in registry().values():
+        for name in puzzle.refuse:
+            assert worker._resolve(name) is not None, (puzzle.id, name)
+
+
+# ----------------------------------------------------------------------------- class 7: progress
+
+def test_a_solved_puzzle_stays_solved(tmp_path, monkeypatch):
+    monkeypatch.setenv('TAOTP_PROGRESS', str(tmp_path / 'p.json'))
+    check('99.2', 'right')
+    check('99.2', 'wrong')
+    row = progress_store.load()['99.2']
+    assert row['solved'] and row['latest'] == 'not yet'
+
+
+def test_the_first_format_is_read(tmp_path, monkeypatch):
+    monkeypatch.setenv('TAOTP_PROGRESS', str(tmp_path / 'p.json'))
+    progress_file().write_text(json.dumps({'2.6': 'solved', '2.5': 'not yet'}))
+    table = progress_store.load()
+    assert table['2.6']['solved'] and table['2.5']['latest'] == 'not yet'
+
+
+def test_progress_survives_a_new_process_and_names_its_file(tmp_path):
+    env = {**os.environ, 'TAOTP_PROGRESS': str(tmp_path / 'p.json')}
+    env.pop('TAOTP_EXTRA_CHECKERS', None)
+    solve = 'from taotp.exercises import check; check("2.5", None)'
+    subprocess.run([sys.executable, '-c', solve], env=env, check=True, capture_output=True)
+    out = subprocess.run([sys.executable, '-m', 'taotp', 'progress', '2'], env=env, check=True,
+                         capture_output=True, text=True).stdout
+    assert '2.5' in out and 'not yet' in out
+    assert out.splitlines()[-1] == f'kept in {tmp_path / "p.json"}'
