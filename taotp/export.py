@@ -31,6 +31,57 @@ What cannot be exported raises ``ExportError`` naming why: several position
 tables or custom position ids (Chapter 9: TransformerLens adds one table
 indexed 0..n-1), PostLN, RMSNorm and the affine-only norm (``norm='none'``).
 
+Generating.  The exported model is a ``BookHookedTransformer``, a subclass of
+``HookedTransformer`` whose only change is to ``generate``: greedy
+``model.generate(torch.tensor([prompt]), max_new_tokens=n, do_sample=False,
+stop_at_eos=False)`` returns ``taotp.decode(prompt, params, max_steps=n)``'s
+tokens, with the key/value cache (``use_past_kv_cache=True``, the default) or
+without.  A run that needs more positions than the program has (the prompt
+plus the ``n - 1`` tokens fed back, past ``block_size``: TransformerLens has no
+window and would stop with a shape error) raises ``ExportError`` before
+generating anything, as ``taotp.decode`` refuses it; with ``stop_at_eos=True``
+it raises when the sequence outgrows the table.  A
+0-layer program (Hello World) has no keys or values to cache, and
+TransformerLens' cache fails on it (``IndexError``), so it is always run
+without the cache, which gives the same tokens.
+
+Why the subclass: TransformerLens 3.x's own cached ``generate`` puts wrong
+position embeddings on the new tokens of any model without a tokenizer.  At
+step ``i > 0`` it embeds the whole sequence so far (``L`` tokens) with a
+position offset equal to the cache length (``L - 1``), so without an attention
+mask it reads rows ``L - 1 .. 2L - 2`` of ``W_pos`` and keeps the last: the new
+token sits at position ``2L - 2`` instead of ``L - 1`` (a model with a
+tokenizer takes another path, through the attention mask).  The tokens change
+from the second generated token on, or ``W_pos`` runs out of rows and a shape
+error stops the run.  A model that just counts positions shows it (plain
+TransformerLens 3.9, no taotp involved)::
+
+    cfg = HookedTransformerConfig(n_layers=1, d_model=16, n_ctx=16, d_head=4,
+                                  n_heads=1, d_vocab=17, attn_only=True,
+                                  normalization_type=None)
+    model = HookedTransformer(cfg)
+    with torch.no_grad():
+        for weight in model.parameters():
+            weight.zero_()
+        model.W_pos[:] = torch.eye(16)          # position p ...
+        model.W_U[:, 1:] = torch.eye(16)        # ... votes for token p + 1
+    for cache in (False, True):
+        print(model.generate(torch.tensor([[0, 0, 0]]), max_new_tokens=4,
+                             do_sample=False, use_past_kv_cache=cache,
+                             stop_at_eos=False, verbose=False)[0].tolist())
+    # [0, 0, 0, 3, 4, 5, 6]      without the cache: right
+    # [0, 0, 0, 3, 7, 9, 11]     with it: positions 6, 8, 10 instead of 4, 5, 6
+
+``BookHookedTransformer.generate`` runs TransformerLens' own loop and cache
+unchanged and only embeds that whole sequence at positions ``0 .. L-1``; the
+cached keys and values, the causal mask and the float64 arithmetic were right
+already.  Other cached paths need a tokenizer and say so (TransformerLens'
+``ValueError: Cannot compute attention mask without a tokenizer``):
+``generate_stream`` and ``model(tokens, past_kv_cache=...)``; without the
+cache ``generate_stream`` works.
+
+An example (Chapter 5's Sort):
+
     >>> import torch
     >>> from taotp.export import to_hooked_transformer
     >>> params = taotp.build_sort_transformer(10, 20)
@@ -43,8 +94,13 @@ indexed 0..n-1), PostLN, RMSNorm and the affine-only norm (``norm='none'``).
     >>> _, cache = model.run_with_cache(torch.tensor([tokens]))
     >>> cache['blocks.0.attn.hook_pattern'].shape         # (batch, heads, query, key)
     torch.Size([1, 1, 4, 4])
+    >>> out = model.generate(torch.tensor([tokens]), max_new_tokens=3, do_sample=False,
+    ...                      stop_at_eos=False, verbose=False)     # cached, the default
+    >>> out[0].tolist() == taotp.decode(tokens, params, max_steps=3).tolist()
+    True
 """
 import importlib
+import inspect
 import warnings
 
 import numpy as np
@@ -54,7 +110,7 @@ from .params import ParamsError, base_layer, base_params, config, validate_param
 
 
 class ExportError(ValueError):
-    """A program (or a TransformerLens model) that the other side cannot represent."""
+    """A program (or a TransformerLens model, or a generation run) the other side cannot do."""
 
 
 def _torch():
@@ -69,9 +125,10 @@ _CLASSES = {}
 
 
 def _classes():
-    """``BookLayerNorm`` and ``BookPattern``, defined once TransformerLens is loaded."""
+    """``BookLayerNorm``, ``BookPattern`` and ``BookHookedTransformer``, defined once
+    TransformerLens is loaded."""
     if _CLASSES:
-        return _CLASSES['ln'], _CLASSES['pattern']
+        return _CLASSES['ln'], _CLASSES['pattern'], _CLASSES['model']
     torch, tl = _torch()
     from transformer_lens.components import LayerNorm
     from transformer_lens.hook_points import HookPoint
@@ -99,8 +156,67 @@ def _classes():
         def forward(self, x):
             return x / (1 + EPS * x.amax(-1, keepdim=True))
 
-    _CLASSES.update(ln=BookLayerNorm, pattern=BookPattern)
-    return BookLayerNorm, BookPattern
+    class BookHookedTransformer(tl.HookedTransformer):
+        """A ``HookedTransformer`` whose ``generate`` gives ``taotp.decode``'s tokens.
+
+        Same arguments as ``HookedTransformer.generate``, same loop and cache; see
+        the module docstring for the TransformerLens bug this works around and the
+        runs it refuses (``ExportError``).
+        """
+
+        _whole_sequence = False       # True while generate embeds the sequence so far
+
+        def generate(self, *args, **kwargs):
+            call = inspect.signature(tl.HookedTransformer.generate).bind(self, *args, **kwargs)
+            call.apply_defaults()
+            run = call.arguments
+            prompt, steps, n_ctx = run['input'], run['max_new_tokens'], self.cfg.n_ctx
+            if isinstance(prompt, torch.Tensor) and prompt.ndim >= 2:
+                length = prompt.shape[1]
+                needed = length + max(steps, 1) - 1          # the last token is not fed back
+                # with stop_at_eos the run may end in time; get_residual refuses it if not
+                if needed > n_ctx and (not run['stop_at_eos'] or length > n_ctx):
+                    fix = (f'lower max_new_tokens to {n_ctx - length + 1}' if length <= n_ctx
+                           else f'shorten the prompt to {n_ctx} tokens or fewer')
+                    raise ExportError(
+                        f'generate: a prompt of {length} tokens + {steps} new tokens needs '
+                        f'{needed} positions but n_ctx (the block_size) is {n_ctx}; '
+                        f'TransformerLens has no window: {fix}')
+                if steps == 0 and prompt.ndim == 2 and run['return_type'] in ('input', 'tokens'):
+                    return prompt.clone()                    # TL's loop fails on 0 steps
+            if self.cfg.n_layers == 0:
+                run['use_past_kv_cache'] = False             # nothing to cache; TL's cache fails
+            self._whole_sequence = True
+            try:
+                return tl.HookedTransformer.generate(*call.args, **call.kwargs)
+            finally:
+                self._whole_sequence = False
+
+        def get_residual(self, embed, pos_offset, *args, **kwargs):
+            if self._whole_sequence:
+                # generate's call: embed holds the whole sequence so far, at positions
+                # 0..L-1, whatever the cache holds (TL passes the cache length here)
+                if embed.shape[1] > self.cfg.n_ctx:
+                    raise ExportError(
+                        f'generate: the sequence reached {embed.shape[1]} tokens with no '
+                        f'end-of-sequence token but n_ctx (the block_size) is '
+                        f'{self.cfg.n_ctx}; TransformerLens has no window: lower '
+                        f'max_new_tokens')
+                pos_offset = 0
+            return super().get_residual(embed, pos_offset, *args, **kwargs)
+
+    _CLASSES.update(ln=BookLayerNorm, pattern=BookPattern, model=BookHookedTransformer)
+    return BookLayerNorm, BookPattern, BookHookedTransformer
+
+
+_CLASS_NAMES = ('BookLayerNorm', 'BookPattern', 'BookHookedTransformer')
+
+
+def __getattr__(name):
+    """``taotp.export.BookHookedTransformer`` etc.: the classes, made on first use."""
+    if name in _CLASS_NAMES:
+        return dict(zip(_CLASS_NAMES, _classes()))[name]
+    raise AttributeError(f'module {__name__!r} has no attribute {name!r}')
 
 
 def exportable(params, norm='layer', post_ln=False, positions=None):
@@ -134,9 +250,12 @@ def to_hooked_transformer(params, norm='layer', post_ln=False, positions=None):
 
     For a 1-D token list ``t``, ``model(torch.tensor([t]))[0]`` equals
     ``taotp.transformer(t, **params)`` up to summation order (the tests measure
-    it on every program of the catalogue).  ``norm``, ``post_ln`` and
-    ``positions`` describe how the program is meant to run: anything but the
-    book's PreLN layer norm with positions 0..n-1 raises ``ExportError``.
+    it on every program of the catalogue), and greedy ``model.generate``, cached
+    or not, returns ``taotp.decode``'s tokens or raises ``ExportError`` (the
+    model is a ``BookHookedTransformer``; see the module docstring).  ``norm``,
+    ``post_ln`` and ``positions`` describe how the program is meant to run:
+    anything but the book's PreLN layer norm with positions 0..n-1 raises
+    ``ExportError``.
     """
     try:
         validate_params(params)
@@ -146,7 +265,7 @@ def to_hooked_transformer(params, norm='layer', post_ln=False, positions=None):
     if why:
         raise ExportError(f'to_hooked_transformer: this program cannot be exported: {why}')
     torch, tl = _torch()
-    BookLayerNorm, BookPattern = _classes()
+    BookLayerNorm, BookPattern, BookHookedTransformer = _classes()
     c = config(params)
     d = c['d_model']
     layers = params['layers']
@@ -165,7 +284,7 @@ def to_hooked_transformer(params, norm='layer', post_ln=False, positions=None):
         # TransformerLens 3.x deprecates HookedTransformer in favour of 4.x's TransformerBridge,
         # which only wraps Hugging Face checkpoints: the extra pins transformer-lens < 4
         warnings.filterwarnings('ignore', 'HookedTransformer is deprecated', DeprecationWarning)
-        model = tl.HookedTransformer(cfg)
+        model = BookHookedTransformer(cfg)
     for block in model.blocks:
         block.ln1 = BookLayerNorm(cfg)
         if not attn_only:
@@ -224,7 +343,7 @@ def from_hooked_transformer(model, exact=True):
     its ``eps`` sits inside the square root; ``exact=False`` converts it anyway.
     """
     torch, tl = _torch()
-    BookLayerNorm, _ = _classes()
+    BookLayerNorm = _classes()[0]
     if not isinstance(model, tl.HookedTransformer):
         raise ExportError(f'from_hooked_transformer: expected a transformer_lens.HookedTransformer;'
                           f' got {type(model).__name__}')

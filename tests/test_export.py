@@ -10,6 +10,12 @@ equations (the engine and the loop reference ``taotp.reference``) already
 disagree (up to 1.8 relative on 3-digit addition), so a larger difference is
 accepted where, and only as far as, the loop reference shows it.  Greedy
 decoding through TransformerLens gives the catalogue's outputs token for token.
+
+TransformerLens' own ``generate``, with its key/value cache and without, must
+return ``taotp.decode``'s tokens or raise ``ExportError`` before it runs: on every
+exportable program (its examples and one long run) and on seeded random programs
+of 0-3 layers, with and without MLPs, with padded layers; a position counter
+shows directly where each new token is embedded.
 """
 import subprocess
 import sys
@@ -219,3 +225,157 @@ def test_without_torch_export_says_how_to_install():
             'e.to_hooked_transformer(taotp.random_params(numpy.random.default_rng(0)))')
     out = subprocess.run([sys.executable, '-c', code], capture_output=True, text=True)
     assert 'pip install "taotp[train]"' in out.stderr, out.stderr
+
+
+# ---- generate(): TransformerLens' own decoding loop, cached or not ----
+
+def _generate(model, torch, prompt, steps, cache, **kwargs):
+    kwargs = {'do_sample': False, 'verbose': False, 'stop_at_eos': False, **kwargs}
+    out = model.generate(torch.tensor([list(prompt)]), max_new_tokens=steps,
+                         use_past_kv_cache=cache, **kwargs)
+    return out[0].tolist()
+
+
+def _assert_generate_is_decode(model, torch, params, prompt, steps, **kwargs):
+    eos = kwargs.get('eos_token_id')
+    want = taotp.decode(prompt, params, max_steps=steps, eos=eos).tolist()
+    for cache in (True, False):
+        got = _generate(model, torch, prompt, steps, cache, **kwargs)
+        assert got == want, (cache, len(prompt), steps)
+
+
+LONG_RUN = 24       # new tokens of the long run per program (fewer where the block ends first)
+
+
+@train
+@pytest.mark.parametrize('key', EXPORTABLE)
+def test_generate_gives_decodes_tokens_on_every_program(key):
+    """Each example's run, then one long run from the first prompt, cached and not;
+    one step more than the position table holds is refused before anything runs."""
+    torch, to_hooked, _ = _tl()
+    from taotp.export import ExportError
+    prog = {p.key: p for p in PROGRAMS}[key]
+    params = prog.build()
+    model = to_hooked(params)
+    block = taotp.params.config(params)['block_size']
+    examples = prog.examples() or [([0, 1, 2], [0])]
+    for example in examples[:3]:
+        _assert_generate_is_decode(model, torch, params, list(example[0]), len(example[1]))
+    prompt = list(examples[0][0])
+    longest = block - len(prompt) + 1          # the last new token is never fed back
+    _assert_generate_is_decode(model, torch, params, prompt, min(longest, LONG_RUN))
+    for cache in (True, False):
+        with pytest.raises(ExportError, match=rf'generate: a prompt of {len(prompt)} tokens \+ '
+                                              rf'{longest + 1} new tokens needs {block + 1} '
+                                              rf'positions but n_ctx \(the block_size\) is '
+                                              rf'{block}; .*lower max_new_tokens to {longest}'):
+            _generate(model, torch, prompt, longest + 1, cache)
+    with pytest.raises(taotp.ParamsError, match='block_size'):     # decode refuses it too
+        taotp.decode(prompt, params, max_steps=longest + 1)
+
+
+def _random_program(seed, n_layers, n_heads, d_ff, attn_only=False, mixed=False):
+    rng = np.random.default_rng(seed)
+    params = taotp.random_params(rng, vocab_size=16, block_size=32, d_model=12,
+                                 n_layers=n_layers, n_heads=n_heads, d_head=4, d_ff=d_ff)
+    for layer in params['layers']:
+        layer['ln1'] = {'gamma': rng.uniform(0.5, 1.5, 12), 'beta': rng.normal(0, 0.1, 12)}
+        layer['ln2'] = {'gamma': rng.uniform(0.5, 1.5, 12), 'beta': rng.normal(0, 0.1, 12)}
+        if attn_only:
+            layer['b2'] = np.zeros(12)
+    if mixed:       # the last layer: one head of width 3, so the export pads it
+        last = params['layers'][-1]
+        for name in ('Q', 'K', 'V', 'P'):
+            last[name] = last[name][:1, :, :3]
+    return params
+
+
+@train
+@pytest.mark.parametrize('n_layers, n_heads, d_ff, attn_only, mixed', [
+    (0, 1, 0, True, False),
+    (1, 1, 0, True, False),        # attention only: the export has no MLP at all
+    (1, 4, 16, False, False),
+    (2, 2, 0, False, False),       # no MLP units but a bias b2: an MLP padded to width 1
+    (2, 3, 8, False, True),
+    (3, 2, 16, False, False),
+    (3, 1, 0, True, True),
+])
+def test_generate_gives_decodes_tokens_on_random_programs(n_layers, n_heads, d_ff, attn_only,
+                                                          mixed):
+    torch, to_hooked, _ = _tl()
+    for seed in range(2):
+        params = _random_program(seed, n_layers, n_heads, d_ff, attn_only, mixed)
+        model = to_hooked(params)
+        assert model.cfg.attn_only == attn_only
+        prompts = np.random.default_rng(seed + 10).integers(0, 16, size=(2, 5))
+        for prompt in prompts.tolist():
+            _assert_generate_is_decode(model, torch, params, prompt, 28)   # to the last position
+        batch = model.generate(torch.tensor(prompts), max_new_tokens=28, do_sample=False,
+                               verbose=False, stop_at_eos=False)          # cached, two rows
+        for row, prompt in zip(batch.tolist(), prompts.tolist()):
+            assert row == taotp.decode(prompt, params, max_steps=28).tolist()
+
+
+def _position_counter(block=16):
+    """A 1-layer program whose next token is (position of the last token) + 1."""
+    from taotp.params import base_layer, base_params
+    params = base_params(block + 1, block, block)
+    params['pos_emb'] = np.eye(block)
+    params['out_emb'] = np.vstack([np.zeros((1, block)), np.eye(block)])
+    params['layers'].append(base_layer(1, block, 0, 4))
+    return params
+
+
+@train
+def test_generate_puts_each_new_token_at_its_own_position():
+    """TransformerLens 3.x's cached generate, on a model without a tokenizer, embeds the
+    sequence so far at an offset of the cache length: the new tokens of a position
+    counter would read 3, 7, 9, 11 (the module docstring shows it on a plain
+    HookedTransformer).  The export's generate counts 3, 4, 5, 6."""
+    torch, to_hooked, _ = _tl()
+    from taotp.export import ExportError
+    params = _position_counter()
+    model = to_hooked(params)
+    assert taotp.decode([0, 0, 0], params, max_steps=4).tolist() == [0, 0, 0, 3, 4, 5, 6]
+    _assert_generate_is_decode(model, torch, params, [0, 0, 0], 4)
+    _assert_generate_is_decode(model, torch, params, [0, 0, 0], 14)          # to position 15
+    # with an end-of-sequence token that never comes, the run stops at the table's end
+    for cache in (True, False):
+        with pytest.raises(ExportError, match=r'generate: the sequence reached 17 tokens with '
+                                              r'no end-of-sequence token but n_ctx \(the '
+                                              r'block_size\) is 16; .*lower max_new_tokens'):
+            _generate(model, torch, [0, 0, 0], 30, cache, stop_at_eos=True, eos_token_id=0)
+
+
+@train
+def test_generate_refuses_before_running_and_handles_the_edges():
+    torch, to_hooked, _ = _tl()
+    from taotp.export import ExportError
+    import transformer_lens
+    from taotp.export import BookHookedTransformer
+    params = _random_program(0, 2, 2, 8)
+    model = to_hooked(params)
+    assert isinstance(model, BookHookedTransformer)
+    assert isinstance(model, transformer_lens.HookedTransformer)
+    calls = []
+    hooks = [('ln_final.hook_scale', lambda value, hook: calls.append(hook.name))]
+    with model.hooks(fwd_hooks=hooks):
+        for cache in (True, False):
+            with pytest.raises(ExportError, match=r'a prompt of 5 tokens \+ 29 new tokens needs '
+                                                  r'33 positions.*lower max_new_tokens to 28'):
+                _generate(model, torch, [1, 2, 3, 4, 5], 29, cache)
+            with pytest.raises(ExportError, match=r'a prompt of 33 tokens \+ 1 new tokens needs '
+                                                  r'33 positions.*shorten the prompt to 32 '
+                                                  r'tokens or fewer'):
+                _generate(model, torch, [1] * 33, 1, cache, stop_at_eos=True, eos_token_id=0)
+        assert calls == []                                  # no forward pass ran
+        for cache in (True, False):                         # 0 new tokens: the prompt
+            assert _generate(model, torch, [1, 2, 3], 0, cache) == [1, 2, 3]
+        _assert_generate_is_decode(model, torch, params, [1] * 32, 1)     # exactly fills it
+    # Hello World: 0 layers, always run without a cache (TransformerLens' fails on it)
+    hello, tokens = taotp.hello_world.build_hello_world_transformer()
+    model = to_hooked(hello)
+    _assert_generate_is_decode(model, torch, hello, [tokens['<bos>']], 20, stop_at_eos=True,
+                               eos_token_id=tokens['<eos>'])
+    assert _generate(model, torch, [tokens['<bos>']], 20, True, stop_at_eos=True,
+                     eos_token_id=tokens['<eos>'])[-1] == tokens['<eos>']
