@@ -35,3 +35,36 @@ def uniform_share(reference, start, cutoff=0.01):
     causal = np.tril(np.ones((n, n)))
     return float(mass_on_support((causal / causal.sum(1, keepdims=True))[None], reference,
                                  start, cutoff)[0])
+
+
+def agreement_matrix(maps, reference, start, cutoff=0.01):
+    """``(len(maps), len(reference))``: entry ``[i, j]`` is the share of ``maps[i]``'s
+    weight (rows ``start`` on) on the keys ``reference[j]`` alone weighs at least ``cutoff``.
+
+    ``mass_on_support`` against every reference head at once is the union of a
+    row's supports; this matrix takes them one at a time, head to head.
+    """
+    reference = np.asarray(reference)
+    return np.stack([mass_on_support(maps, reference[j:j + 1], start, cutoff)
+                     for j in range(len(reference))], axis=1)
+
+
+def best_matching(agreement):
+    """The one-to-one pairing of rows to columns with the largest total agreement.
+
+    Returns ``[(row, column), ...]`` sorted by row (as many pairs as the smaller
+    side); brute force over pairings, fine for a handful of heads.
+
+        >>> best_matching(np.array([[0.9, 0.8], [0.85, 0.1]]))
+        [(0, 1), (1, 0)]
+    """
+    from itertools import permutations
+    agreement = np.asarray(agreement)
+    rows, cols = agreement.shape
+    if rows <= cols:
+        best = max(permutations(range(cols), rows),
+                   key=lambda p: sum(agreement[i, j] for i, j in enumerate(p)))
+        return [(i, int(j)) for i, j in enumerate(best)]
+    best = max(permutations(range(rows), cols),
+               key=lambda p: sum(agreement[i, j] for j, i in enumerate(p)))
+    return sorted((int(i), j) for j, i in enumerate(best))

@@ -108,14 +108,16 @@ def draw_losses(fig, curves, title='training loss'):
     ax.tick_params(labelsize=SMALL)
 
 
-STYLES = {'BMA': 'k-', 'ML': 'k--', 'construction, 1 head': 'C3:', 'no selection': '-.'}
+STYLES = {'BMA': 'k-', 'ML': 'k--', 'construction, 1 head': 'C3:', 'no selection': '-.',
+          'eq. (1), beta = 100': 'm--'}
 
 
 def style(name):
     """A fixed line style per kind of curve, so every panel reads the same way.
 
     References: black (BMA solid, ML dashed), the construction red (one head
-    dotted), grey dash-dots for every lag weighed equally (``no selection``);
+    dotted), the paper's eq. (1) magenta dashes, grey dash-dots for every lag
+    weighed equally (``no selection``);
     trained standard models blue (green: four times the steps), disentangled
     orange, one head dotted.
     """
