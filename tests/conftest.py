@@ -1,28 +1,36 @@
-import os
-import tempfile
+"""Fixtures and the tier rules of the suite.
 
-# One BLAS thread: the suite's arrays are small, and on 2 cores a second thread spinning
-# next to a notebook kernel made single tests up to 10x slower.  Set before NumPy loads,
-# and inherited by the kernels nbval starts.
-for _var in ('OPENBLAS_NUM_THREADS', 'OMP_NUM_THREADS', 'MKL_NUM_THREADS'):
-    os.environ.setdefault(_var, '1')
-# Puzzle verdicts of the tests and of the notebooks nbval runs go to a scratch file,
-# never to the reader's own progress file.
-os.environ['TAOTP_PROGRESS'] = os.path.join(tempfile.mkdtemp(prefix='taotp-'), 'progress.json')
+The environment every pytest process needs (one BLAS thread, a scratch progress file) is
+set earlier, in ``tests/session_env.py``, so that ``pytest --nbval book/`` gets it too.
+
+Tiers (README, "Tests: two tiers"): pyproject's ``-m 'not slow'`` makes the default tier,
+``pytest -m slow`` the slow one.  Tests marked ``e2e`` (a real browser, a simulated Colab)
+or ``train`` (PyTorch, TransformerLens) run only when the ``-m`` expression names their
+marker (``.ci/run`` runs ``pytest -m "e2e or train" tests``), so that the default tier and
+``pytest -m "not slow"`` are the same tests.
+"""
+import re
 
 import numpy as np
 import pytest
+
+OPT_IN_MARKERS = ('e2e', 'train')
+
+
+def pytest_collection_modifyitems(config, items):
+    expression = config.getoption('markexpr') or ''
+    left_out = [m for m in OPT_IN_MARKERS if not re.search(rf'\b{m}\b', expression)]
+    if not left_out:
+        return
+    keep, drop = [], []
+    for item in items:
+        (drop if any(item.get_closest_marker(m) for m in left_out) else keep).append(item)
+    if drop:
+        config.hook.pytest_deselected(items=drop)
+        items[:] = keep
 
 
 @pytest.fixture
 def rng():
     """A fresh seeded generator per test: same inputs on every run."""
     return np.random.default_rng(1234)
-
-
-@pytest.fixture
-def short_time_limit(monkeypatch):
-    """Make checkers give up on a submission after 0.2 s instead of their usual limit."""
-    import taotp.exercises.guard as guard
-    original = guard.call
-    monkeypatch.setattr(guard, 'call', lambda *a, **k: original(*a, **{**k, 'seconds': 0.2}))
