@@ -8,7 +8,8 @@
   own badge image, which GitHub and Colab show) points at a copy that ships
   with the book, ``_vendor/colab-badge.svg``, so pages load no remote image.
 * A link to an exercises or solutions notebook on GitHub is followed by
-  "(open in Colab)", the same notebook ready to run.
+  "(open in Colab)", the same notebook ready to run; a link to a notebook that
+  is a page of the book (the exercises are) leads to that page instead of GitHub.
 """
 import re
 
@@ -55,6 +56,11 @@ def colab_next_to_exercises(app, doctree, docname):
         match = GITHUB_NOTEBOOK.match(ref.get('refuri', ''))
         if not match or 'taotp-colab-link' in ref.get('classes', []):
             continue
+        page = match.group(3)[:-len('.ipynb')]
+        if app.builder.format == 'html' and page in app.env.all_docs:
+            ref['refuri'] = app.builder.get_relative_uri(docname, page)
+            ref['internal'] = True
+            ref['classes'] = [c for c in ref.get('classes', []) if c != 'external'] + ['internal']
         siblings = ref.parent.children
         following = siblings[siblings.index(ref) + 1:siblings.index(ref) + 3]
         if any('colab.research.google.com' in n.get('refuri', '') for n in following

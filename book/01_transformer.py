@@ -8,7 +8,7 @@
 #       format_name: percent
 #       format_version: '1.3'
 #   kernelspec:
-#     display_name: Python 3
+#     display_name: Python 3 (ipykernel)
 #     language: python
 #     name: python3
 # ---
@@ -72,12 +72,15 @@ for fn in (taotp.model.norm, taotp.model.softmax, taotp.model.layer_norm):
 # And `softmax` divides by the sum plus the same $\epsilon$, so a masked entry (score
 # $-\infty$) gets weight exactly 0.
 #
-# Attention and the block are just as short. `attend` takes the per-head queries, keys and
-# values; `transformer_layer` is one block. Both accept extra leading batch axes, which
-# later lets us run a million inputs at once.
+# Attention and the block are just as short. `attention_scores` is the one place where a
+# score is computed (query times key over $\sqrt{d_{head}}$, $-\infty$ where the causal mask
+# hides a key), `mix_values` averages the values with the softmax weights and maps each
+# head back through $P$, and `transformer_layer` is one block. All of them accept extra
+# leading batch axes, which later lets us run a million inputs at once.
 
 # %%
-for fn in (taotp.model.attend, taotp.model.transformer_layer):
+for fn in (taotp.model.attention_scores, taotp.model.mix_values,
+           taotp.model.transformer_layer):
     print(inspect.getsource(fn))
 
 # %% [markdown]
@@ -133,10 +136,11 @@ taotp.plot.circle(counter['tok_emb'], labels=[f'token {i}' for i in range(5)],
 # ## Looking inside a run
 #
 # `taotp.trace` runs the same forward pass and keeps, for every layer, the attention
-# weights of each head and the residual stream before the layer, after attention and after
-# the MLP. Every attention and residual picture in the book comes from it. Here it is on a
-# random two-layer, two-head program: the weights are noise, but the structure is the real
-# one (lower-triangular attention because of the causal mask; rows summing to 1).
+# scores of each head (before the softmax) and its weights (after it), and the residual
+# stream before the layer, after attention and after the MLP. Every attention and residual
+# picture in the book comes from it. Here it is on a random two-layer, two-head program:
+# the weights are noise, but the structure is the real one (lower-triangular attention
+# because of the causal mask; rows summing to 1).
 
 # %%
 rng = np.random.default_rng(0)

@@ -8,7 +8,7 @@
 #       format_name: percent
 #       format_version: '1.3'
 #   kernelspec:
-#     display_name: Python 3
+#     display_name: Python 3 (ipykernel)
 #     language: python
 #     name: python3
 # ---
@@ -182,6 +182,7 @@ print('layer-normed stream equals tok_emb of the next symbol:',
 # times narrower.
 
 # %%
+print(f'{"harden":>9}   {"message tokenizer":<25} ascii tokenizer')
 for harden in (1, 2, 5, 100, 1e6):
     row = []
     for kind in ('message', 'ascii'):
@@ -189,7 +190,7 @@ for harden in (1, 2, 5, 100, 1e6):
         o = taotp.decode(hw.tokenize(['<bos>'], tk), p, eos=tk['<eos>'], max_steps=13)
         text = hw.detokenize(o[1:-1] if o[-1] == tk['<eos>'] else o[1:], tk)
         row.append(f'{text!r:<17} {"right" if text == "Hello World!" else "wrong"}')
-    print(f'harden = {harden:>9,.0f}: message tokenizer {row[0]:<24} ascii tokenizer {row[1]}')
+    print(f'{harden:>9,.0f}   {row[0]:<25} {row[1]}')
 
 # %% [markdown]
 # ### A general-purpose tokenizer

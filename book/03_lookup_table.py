@@ -8,7 +8,7 @@
 #       format_name: percent
 #       format_version: '1.3'
 #   kernelspec:
-#     display_name: Python 3
+#     display_name: Python 3 (ipykernel)
 #     language: python
 #     name: python3
 # ---
@@ -312,20 +312,29 @@ for n, params in book.items():
 # How wide must the model be? The book's Fig. 3.8 sweeps $d_{model}$ for 10, 100 and 1,000
 # entries and vocab sizes 10, 100 and 1,000, ten tables per point (bands: min to max). The
 # default below is a small slice (one table per point, 10 and 100 entries, vocab 10 and 100,
-# at most 1,000 steps); set `FULL = True` for the book's grid. That grid is expensive: 810 fits,
-# and every width too narrow to succeed runs to the 5,000-step cap. On the loaded 2-core machine
-# this chapter was written on, a step of the 1,000-entry, vocab-1,000 fit took 10-40 ms, so that
-# panel alone is a couple of hours; budget three to four hours for the whole grid.
+# at most 1,000 steps): its 20 fits take about 6 s, more than this page may spend, so the page
+# loads them from `taotp/data/ch03_precision_sweep.json`, stored by a slow test that runs
+# the same `precision_sweep` again and compares (`tests/test_stored_results.py`; the default
+# tests recompute the first row). Set `FULL = True` to compute the book's grid here. That grid
+# is expensive: 810 fits, and every width too narrow to succeed runs to the 5,000-step cap. On
+# the loaded 2-core machine this chapter was written on, a step of the 1,000-entry, vocab-1,000
+# fit took 10-40 ms, so that panel alone is a couple of hours; budget three to four hours for
+# the whole grid (its last digits depend on the CPU's BLAS/LAPACK kernels).
 
-# %% tags=["nbval-ignore-output"]
-# (the last digits printed here depend on the CPU's BLAS/LAPACK kernels; tests do not compare them)
+# %%
 FULL = False
 if FULL:
     entries, vocabs, widths, runs, cap = [10, 100, 1000], [10, 100, 1000], \
         [5, 6, 8, 10, 13, 16, 20, 25, 33], 10, 5000
-else:
-    entries, vocabs, widths, runs, cap = [10, 100], [10, 100], [5, 6, 8, 10, 13], 1, 1000
-sweep = taotp.lookup.precision_sweep(entries, vocabs, widths, runs=runs, optimization_iters=cap)
+    sweep = taotp.lookup.precision_sweep(entries, vocabs, widths, runs=runs,
+                                         optimization_iters=cap)
+else:                                  # the slice, stored (recomputed by a slow test)
+    import json, pathlib
+    stored = json.loads((pathlib.Path(taotp.__file__).parent / 'data' /
+                         'ch03_precision_sweep.json').read_text())
+    entries, vocabs, widths, runs, cap = (stored['arguments'][k] for k in (
+        'entries', 'vocab_sizes', 'd_models', 'runs', 'optimization_iters'))
+    sweep = np.array(stored['precision'], dtype=float)      # None (impossible) -> nan
 for a, n in enumerate(entries):
     for b, vocab in enumerate(vocabs):
         row = ' '.join(f'{100 * p:4.0f}' for p in np.nanmean(sweep[a, b], axis=1))

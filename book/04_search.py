@@ -8,7 +8,7 @@
 #       format_name: percent
 #       format_version: '1.3'
 #   kernelspec:
-#     display_name: Python 3
+#     display_name: Python 3 (ipykernel)
 #     language: python
 #     name: python3
 # ---
@@ -230,6 +230,7 @@ for vocab, block, L in ((1000, 100, 10), (10, 100, 3)):
 # copies the play; otherwise the program's undefined behaviour takes over.
 
 # %%
+import textwrap
 from taotp import corpus
 
 words = [w for w in corpus.words(corpus.romeo_and_juliet()) if w[0].isalpha()]
@@ -240,9 +241,9 @@ start = next(i for i in range(len(words)) if words[i:i + 4] == ['too', 'rude', '
 context = [word_id[w] for w in words[start:start + 100]]
 poet = taotp.build_search_transformer(len(vocab_words), 100, 2)
 generated = taotp.decode(context, poet, max_steps=60, window=True)[100:]
-print(' '.join(vocab_words[i] for i in context))
+print(textwrap.fill(' '.join(vocab_words[i] for i in context), width=88))
 print()
-print(' '.join(vocab_words[i] for i in generated).upper())
+print(textwrap.fill(' '.join(vocab_words[i] for i in generated).upper(), width=88))
 
 # %% [markdown]
 # ## Limits

@@ -8,7 +8,7 @@
 #       format_name: percent
 #       format_version: '1.3'
 #   kernelspec:
-#     display_name: Python 3
+#     display_name: Python 3 (ipykernel)
 #     language: python
 #     name: python3
 # ---
@@ -315,7 +315,7 @@ for n in (1, 2, 3):
 # the same frames as a kernel-free player.
 
 # %% tags=["nbval-ignore-output", "remove-output"]
-explorer = taotp.widgets.Explorer(taotp.addition.draw_adder_heads, size=(8, 3),
+explorer = taotp.widgets.Explorer(taotp.addition.draw_adder_heads, size=(6.4, 2.8),
                                   n_digits=taotp.widgets.slider(1, 3, value=2))
 explorer.widget()
 

@@ -4,9 +4,14 @@ Functions return a ``matplotlib.figure.Figure`` built without pyplot, so a cell
 that ends with ``taotp.plot.attention(...)`` shows the picture exactly once and
 its stored text (``<Figure size ...>``) never changes.  Inside a Jupyter kernel,
 importing this module registers a PNG display for such figures (no backend
-switch, no magic); the images are palette PNGs at ``DPI`` dots per inch, which
-keeps the stored notebooks small.  ``animate`` turns a parameter sweep into a
-kernel-free HTML player for the static book.
+switch, no magic): palette PNGs of ``COLOURS`` colours at ``DPI`` pixels per
+inch, shown ``SCALE`` CSS pixels per inch wide, so a HiDPI screen gets a pixel
+of its own for every pixel it shows while the stored notebooks stay small.
+``animate`` turns a parameter sweep into a kernel-free HTML player for the
+static book (frames at ``FRAME_DPI``, shown ``FRAME_SCALE`` pixels per inch
+wide, never wider than the book's text column, so that 7-point text is at
+least 10 px high in figures up to 6.5 inches wide; frames are one and a half
+times the display scale, not two, to keep the notebooks within their budget).
 """
 import base64
 import hashlib
@@ -14,28 +19,90 @@ import io
 import json
 
 import numpy as np
+from matplotlib import rc_context
 from matplotlib.figure import Figure
+from matplotlib.text import Text
 
 CMAP = 'RdBu_r'
-DPI = 80            # figures in notebooks and in the HTML book
-FRAME_DPI = 64      # frames of kernel-free players
-COLOURS = 192       # palette size of the stored PNGs
+DPI = 160           # pixels per inch of a stored figure
+SCALE = 80          # CSS pixels per inch it is shown at: DPI / SCALE = 2 (HiDPI)
+FRAME_DPI = 156     # pixels per inch of a player's frames: 1.5 * FRAME_SCALE (budget)
+FRAME_SCALE = 104   # CSS pixels per inch a player is shown at: 7-point text is 10 px
+COLUMN_PX = 676     # the book's text column at 1280 px: nothing is shown wider
+COLOURS = 32        # palette size of the stored PNGs (edges drawn without antialiasing)
 
 
-def figure(size=(6.0, 3.5), dpi=DPI):
-    """A new constrained-layout figure of ``size`` inches (no pyplot involved)."""
-    return Figure(figsize=size, layout='constrained', dpi=dpi)
+def figure(size=(6.0, 3.5), dpi=None):
+    """A new constrained-layout figure of ``size`` inches (no pyplot involved).
+
+    Its own ``dpi`` is the display scale (so its text, ``<Figure size WxH ...>``, gives
+    the size it is shown at); ``png`` renders it at ``DPI``.
+    """
+    return Figure(figsize=size, layout='constrained', dpi=dpi or SCALE)
 
 
-def png(fig, dpi=DPI):
-    """The figure as palette-PNG bytes (a quarter of the size of a full-colour PNG)."""
+def _palette_image(fig, dpi):
+    """The figure drawn without antialiasing at ``dpi``, quantized to ``COLOURS`` colours.
+
+    At twice the display scale a HiDPI screen shows every pixel as drawn, and an
+    ordinary screen shrinks the picture by two, which smooths it again; edges without
+    antialiasing need few colours and compress well, so a figure at ``DPI = 2 * SCALE``
+    takes about as many bytes as an antialiased one at ``SCALE``.
+    """
     from PIL import Image
     buffer = io.BytesIO()
-    fig.savefig(buffer, format='png', dpi=dpi, facecolor='white')
+    artists = fig.findobj(lambda a: hasattr(a, 'set_antialiased') and hasattr(a, 'get_antialiased'))
+    before = [a.get_antialiased() for a in artists]
+    try:
+        for a in artists:
+            a.set_antialiased(False)
+        with rc_context({'text.antialiased': False, 'lines.antialiased': False,
+                         'patch.antialiased': False}):
+            fig.savefig(buffer, format='png', dpi=dpi, facecolor='white')
+    finally:
+        for a, aa in zip(artists, before):
+            a.set_antialiased(aa)
     image = Image.open(io.BytesIO(buffer.getvalue())).convert('RGB')
+    return image.quantize(COLOURS, method=Image.Quantize.MEDIANCUT)
+
+
+def png(fig, dpi=None):
+    """The figure as palette-PNG bytes at ``dpi`` (default ``DPI``), see ``_palette_image``."""
     out = io.BytesIO()
-    image.quantize(COLOURS, method=Image.Quantize.MEDIANCUT).save(out, format='png', optimize=True)
+    _palette_image(fig, dpi or DPI).save(out, format='png', optimize=True)
     return out.getvalue()
+
+
+def frame(fig):
+    """A player's frame at ``FRAME_DPI``: ``(mime type, bytes)``, lossless WebP if Pillow can.
+
+    WebP keeps every pixel of the palette image in about two thirds of the bytes of a
+    PNG; players show frames in an ``<img>``, which every current browser decodes.
+    """
+    from PIL import features
+    image, out = _palette_image(fig, FRAME_DPI), io.BytesIO()
+    if features.check('webp'):
+        image.save(out, format='webp', lossless=True, method=4)
+        return 'image/webp', out.getvalue()
+    image.save(out, format='png', optimize=True)
+    return 'image/png', out.getvalue()
+
+
+def display_width(fig, scale=None):
+    """The CSS width (px) a figure is shown at: ``scale`` px per inch, at most the column."""
+    return int(min(round(fig.get_figwidth() * (scale or SCALE)), COLUMN_PX))
+
+
+def _png_with_size(fig):
+    """What Jupyter displays for a ``Figure``: the PNG and the width to show it at."""
+    return png(fig), {'width': display_width(fig)}
+
+
+def smallest_text_pt(fig):
+    """The smallest font size (points) of any visible text of a drawn figure."""
+    sizes = [t.get_fontsize() for t in fig.findobj(Text)
+             if t.get_visible() and t.get_text().strip()]
+    return min(sizes, default=None)
 
 
 def _register_png_display():
@@ -50,7 +117,7 @@ def _register_png_display():
             import matplotlib_inline.backend_inline  # noqa: F401
         except ImportError:
             pass
-        shell.display_formatter.formatters['image/png'].for_type(Figure, png)
+        shell.display_formatter.formatters['image/png'].for_type(Figure, _png_with_size)
 
 
 _register_png_display()
@@ -157,26 +224,44 @@ def bars(names, values, title='', ylabel='', size=(6.0, 3.0), log=False):
     return fig
 
 
-class Player:
-    """A kernel-free slider over pre-drawn frames; displays as HTML in Jupyter and the book."""
+PLAYER_NOTE = ('Kernel-free player: frames drawn when the notebook was run. It steps in '
+               'the HTML book, on Colab, and in Jupyter once the notebook is trusted or this '
+               'cell is run again; the live widget (every control) needs a running kernel.')
 
-    def __init__(self, frames, labels, interval):
+
+class Player:
+    """A kernel-free slider over pre-drawn frames; displays as HTML in Jupyter and the book.
+
+    ``frames``: ``(mime type, image bytes)`` pairs, as ``frame`` makes them.
+
+    ``width_in`` is the figures' width in inches and ``text_pt`` their smallest font
+    size: the player is shown ``FRAME_SCALE`` px per inch wide (at most ``COLUMN_PX``),
+    and the page can tell how large its smallest text is.
+    """
+
+    def __init__(self, frames, labels, interval, width_in=6.0, text_pt=None):
         self.frames, self.labels, self.interval = frames, labels, interval
+        self.width_in, self.text_pt = width_in, text_pt
 
     def _repr_html_(self):
-        images = ['data:image/png;base64,' + base64.b64encode(f).decode() for f in self.frames]
+        images = [f'data:{mime};base64,' + base64.b64encode(data).decode()
+                  for mime, data in self.frames]
         uid = 'taotp-player-' + hashlib.sha1(''.join(images).encode()).hexdigest()[:12]
         data = json.dumps([None] + images[1:])       # frame 0 is stored once, in the <img>
+        width = int(min(round(self.width_in * FRAME_SCALE), COLUMN_PX))
         return _PLAYER.format(uid=uid, data=data, labels=json.dumps(self.labels),
                               last=len(self.frames) - 1, first=self.labels[0],
-                              interval=int(self.interval), src=images[0])
+                              interval=int(self.interval), src=images[0], note=PLAYER_NOTE,
+                              width=width, width_in=f'{self.width_in:g}',
+                              text_pt=f'{self.text_pt:g}' if self.text_pt else '')
 
     def __repr__(self):
         return f'<kernel-free player: {len(self.frames)} frames>'
 
 
-_PLAYER = '''<div class="taotp-player" id="{uid}">
-<img alt="frame" style="max-width:100%" src="{src}">
+_PLAYER = '''<p class="taotp-player-note">{note}</p>
+<div class="taotp-player" id="{uid}" data-width-in="{width_in}" data-text-pt="{text_pt}">
+<img alt="frame" width="{width}" style="max-width:100%;height:auto" src="{src}">
 <div style="display:flex;align-items:center;gap:0.5em;font-family:sans-serif;font-size:90%">
 <button type="button" data-step="-1" title="previous frame">&#9664;</button>
 <input type="range" min="0" max="{last}" value="0" style="flex:1" aria-label="frame">
@@ -215,9 +300,12 @@ def animate(draw, frames, size=(6.0, 3.5), interval=400, label=None):
     slider (default ``str(frame)``).
     """
     frames = list(frames)
-    images = []
+    images, smallest = [], []
     for value in frames:
-        fig = figure(size, dpi=FRAME_DPI)
+        fig = figure(size, dpi=FRAME_SCALE)
         draw(fig, value)
-        images.append(png(fig, dpi=FRAME_DPI))
-    return Player(images, [label(v) if label else str(v) for v in frames], interval)
+        images.append(frame(fig))
+        smallest.append(smallest_text_pt(fig))
+    text_pt = min((t for t in smallest if t), default=None)
+    return Player(images, [label(v) if label else str(v) for v in frames], interval,
+                  width_in=size[0], text_pt=text_pt)

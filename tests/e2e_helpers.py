@@ -5,18 +5,21 @@ and ``.ci/run`` runs them.  A tool that is missing (Chromium, chromedriver, Sele
 Jupyter Book) skips the test only when the environment variable ``CI`` is unset; under
 CI it is an error.
 """
+import functools
 import os
 import shutil
 import subprocess
 import sys
 import tempfile
+import threading
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 ARTEFACTS = ROOT / '_build' / 'e2e'           # screenshots and logs kept after a run
-BOOK_SOURCES = ('_config.yml', '_toc.yml', 'book', '_vendor', '_ext')
+BOOK_SOURCES = ('_config.yml', '_toc.yml', 'book', 'exercises', '_vendor', '_ext')
 # Chromium on a CI machine: no sandbox (root in a container), no GPU, and nothing that
 # talks to the network by itself (toolchain notes: QUIC and background services hang
 # offline).  A fresh profile per session.
@@ -82,10 +85,44 @@ def chromium_paths():
     return browser, driver
 
 
-def start_chromium(width=1280, height=900):
+class _QuietHandler(SimpleHTTPRequestHandler):
+    """Serves a folder; remembers every path it could not serve (a 404 on a page)."""
+
+    def log_message(self, *args):
+        pass
+
+    def send_error(self, code, message=None, explain=None):
+        self.server.missing.append(f'{code} {self.path}')
+        super().send_error(code, message, explain)
+
+
+class BookServer:
+    """The built book served over HTTP on a free local port (as a reader's server would).
+
+    A page read from ``file://`` never asks for ``/favicon.ico`` and logs no 404; over
+    HTTP a missing file is an error in the console and lands in ``missing``.
+    """
+
+    def __init__(self, folder):
+        handler = functools.partial(_QuietHandler, directory=str(folder))
+        self.httpd = ThreadingHTTPServer(('127.0.0.1', 0), handler)
+        self.httpd.missing = []
+        self.missing = self.httpd.missing
+        self.url = f'http://127.0.0.1:{self.httpd.server_address[1]}'
+        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+        self.thread.start()
+
+    def close(self):
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+
+def start_chromium(width=1280, height=900, phone=False):
     """A headless Chromium driven by Selenium, with the browser console log enabled.
 
     The browser and driver are given by path, so Selenium Manager downloads nothing.
+    ``phone``: the page is laid out as on a phone ``width`` CSS pixels wide (a mobile
+    viewport at device scale 3; a desktop window cannot be made that narrow).
     """
     from selenium import webdriver
     from selenium.webdriver.chrome.service import Service
@@ -99,6 +136,9 @@ def start_chromium(width=1280, height=900):
     options.add_argument(f'--window-size={width},{height}')
     options.set_capability('goog:loggingPrefs', {'browser': 'ALL'})
     session = webdriver.Chrome(service=Service(driver), options=options)
+    if phone:
+        session.execute_cdp_cmd('Emulation.setDeviceMetricsOverride', {
+            'width': width, 'height': height, 'deviceScaleFactor': 3, 'mobile': True})
     session.set_page_load_timeout(60)
     session.set_script_timeout(60)
     session.profile_dir = profile

@@ -1,41 +1,68 @@
-"""Every page of the built book in a real browser (headless Chromium at 1280 px).
+"""Every page of the built book in a real browser (headless Chromium), served over HTTP.
 
 The book is built with the README's command into a scratch folder (``_build/html`` is
 reused when it is newer than every book source; ``TAOTP_BOOK_HTML`` names another built
-folder).  Each page is loaded once; the
-checks below read what that visit found:
+folder) and served from a local HTTP server, as a reader's server would serve it (a
+missing file is a 404 in the console).  Each page of the table of contents (the
+chapters, their puzzle pages from ``exercises/``, the appendix) is loaded once at
+1280 x 900 and once on a 390 px phone; the checks below read what those visits found:
 
-* the page loads with no console error and fetches nothing from the network;
+* the page loads with no console error, no 404 and nothing fetched from the network,
+  and has the book's favicon;
 * every ``<img>`` decodes; MathJax typesets every formula, with no error and no raw
   ``$`` or ``\\(`` left in the text;
 * no output shows a traceback, a warning, a function repr or a machine path, except
   the tracebacks of cells tagged ``raises-exception`` (with package-relative paths);
-* at 1280 px the index of programs shows every column, and any other wide table,
-  code block or display equation scrolls inside its own box (nothing is cut off);
-* each kernel-free player says what it is and steps to a different frame;
+* at 1280 px no output block (printed text, traceback, table, figure, player) is wider
+  than the text column: the test lists every offender with its page and width; the
+  index of programs and Chapter 12's records show every column, and any other wide
+  table, code block or display equation scrolls inside its own box;
+* on a 390 px phone no page is wider than the screen (offenders listed);
+* each kernel-free player says what it is, steps to a different frame, and its
+  smallest text is at least 10 px high at 1280 px;
+* every chapter with puzzles links its puzzle page (which is a page of the book) and
+  Colab; the solutions are not pages of the book;
 * the Colab launch button and badge open the notebook in the configured repository;
 * one search field, and no script included twice.
 
 Screenshots go to ``_build/e2e/screenshots`` (the top of each page, the index table,
-each page's first player after a step).
+each page's first player after a step, and the outputs in ``SHOT_OUTPUTS``: Chapter
+12's records table, Chapter 2's ``harden`` sweep, Chapter 4's generated passage);
+``_build/e2e/overflow.json`` lists the offenders of both widths.
 """
+import json
 import os
 import re
 import shutil
+import time
 from pathlib import Path
 
 import pytest
 
-from e2e_helpers import ARTEFACTS, ROOT, build_book, colab_links, fresh_build, start_chromium
+from e2e_helpers import (ARTEFACTS, ROOT, BookServer, build_book, colab_links, fresh_build,
+                         start_chromium)
+from taotp.chapters import CHAPTERS
 
 pytestmark = pytest.mark.e2e
 
 TOC = (ROOT / '_toc.yml').read_text()
-PAGES = [m.split('/', 1)[1] for m in re.findall(r'(?:root|file):\s*(book/\S+)', TOC)]
-NOTEBOOKS = [p for p in PAGES if (ROOT / 'book' / f'{p}.ipynb').exists()]
-KEY_TABLES = {'programs': ['ch', 'program', 'L', 'H', 'd', 'MLP', 'total', 'source',
-                           'non-zero', 'source']}
+# every page, named by its path without suffix: 'book/05_sort', 'exercises/05_sort', ...
+PAGES = re.findall(r'(?:root|file):\s*((?:book|exercises)/\S+)', TOC)
+NOTEBOOKS = [p for p in PAGES if (ROOT / f'{p}.ipynb').exists()]
+CHAPTER_PAGES = [p for p in NOTEBOOKS if re.fullmatch(r'book/\d\d_\w+', p)]
+EXERCISE_PAGES = [p for p in PAGES if p.startswith('exercises/')]
+KEY_TABLES = {'book/programs': ['ch', 'program', 'L', 'H', 'd', 'MLP', 'total', 'source',
+                                'non-zero', 'source'],
+              'book/12_records': ['record', 'anchor: who, and how it counts', 'anchor',
+                                  'ours: total / non-0', 'L·H·d', 'verified here']}
+# outputs whose screenshot shows that every line and column is there: (page, file name,
+# a piece of their text)
+SHOT_OUTPUTS = [('book/12_records', 'records-table', 'anchor: who, and how it counts'),
+                ('book/02_hello_world', 'hello-world-harden-sweep', 'ascii tokenizer'),
+                ('book/04_search', 'search-generated-text', 'too rude too boisterous')]
 SHOTS = ARTEFACTS / 'screenshots'
+PHONE = (390, 844)
+MIN_PLAYER_TEXT_PX = 10
 
 INSPECT = r'''
 const [root, done] = [arguments[0], arguments[arguments.length - 1]];
@@ -65,7 +92,9 @@ const [root, done] = [arguments[0], arguments[arguments.length - 1]];
     }
   }
   r.remote = performance.getEntriesByType('resource').map(e => e.name)
-    .filter(u => /^https?:/.test(u));
+    .filter(u => /^https?:/.test(u) && new URL(u).origin !== location.origin);
+  const icon = document.querySelector('link[rel~="icon"]');
+  r.favicon = icon ? icon.href : null;
   const scripts = [...document.scripts]
     .map(s => s.src ? 'src ' + s.src : 'inline ' + s.textContent.trim())
     .filter(s => s !== 'inline ');
@@ -115,6 +144,21 @@ const [root, done] = [arguments[0], arguments[arguments.length - 1]];
         .map(c => c.textContent.trim()),
       scrolls: !!box, in_output: !!t.closest('.cell_output')};
   });
+  // every output block (printed text, traceback, table, figure, player) against the
+  // text column it sits in; a box that scrolls its content sideways counts as too wide
+  r.output_overflow = [];
+  const cells = [...article.querySelectorAll('div.cell')];
+  for (const output of article.querySelectorAll('.cell_output')) {
+    const column = output.getBoundingClientRect();
+    const cell = cells.indexOf(output.closest('div.cell'));
+    for (const e of output.querySelectorAll('pre, table, img, .taotp-player, .output > div')) {
+      const box = e.getBoundingClientRect();
+      const width = Math.max(box.width, e.scrollWidth);
+      const wider = box.right > column.right + 1 || e.scrollWidth > e.clientWidth + 1;
+      if (wider) r.output_overflow.push({cell: cell, tag: e.tagName.toLowerCase(),
+        width: Math.round(width), column: Math.round(column.width), text: text(e).slice(0, 80)});
+    }
+  }
   r.cut_off = [];
   for (const e of article.querySelectorAll('pre, mjx-container[display="true"]')) {
     const inner = e.tagName === 'PRE' ? e.scrollWidth : (e.querySelector('svg') ||
@@ -122,11 +166,20 @@ const [root, done] = [arguments[0], arguments[arguments.length - 1]];
     if (inner > e.clientWidth + 1 && !scrolls(e) && !scrollBox(e)) r.cut_off.push(text(e));
   }
 
-  r.players = [...article.querySelectorAll('.taotp-player')].map(p => ({
-    id: p.id,
-    note: !!(p.previousElementSibling &&
-             p.previousElementSibling.classList.contains('taotp-player-note')),
-    frames: +p.querySelector('input[type=range]').max + 1}));
+  r.players = [...article.querySelectorAll('.taotp-player')].map(p => {
+    const img = p.querySelector('img');
+    const inches = +p.dataset.widthIn, points = +p.dataset.textPt;
+    return {
+      id: p.id,
+      note: !!(p.previousElementSibling &&
+               p.previousElementSibling.classList.contains('taotp-player-note')),
+      frames: +p.querySelector('input[type=range]').max + 1,
+      width: Math.round(img.getBoundingClientRect().width),
+      // the smallest text of its figures, in CSS px as shown (points / 72 inches)
+      text_px: inches && points ? points / 72 * img.getBoundingClientRect().width / inches
+                                : null};
+  });
+  r.links = [...article.querySelectorAll('a[href]')].map(a => a.href);
   r.colab = [...document.querySelectorAll('a[href*="colab.research.google.com"]')]
     .map(a => ({href: a.href, in_article: !!a.closest('.bd-article'),
                 exercises: a.classList.contains('taotp-colab-link'),
@@ -164,29 +217,82 @@ def site(tmp_path_factory):
 
 
 @pytest.fixture(scope='module')
-def browser():
-    session = start_chromium(1280, 900)
+def server(site):
+    served = BookServer(site)
+    yield served
+    served.close()
+
+
+def _chromium(width, height, phone=False):
+    session = start_chromium(width, height, phone=phone)
     yield session
     session.quit()
     shutil.rmtree(session.profile_dir, ignore_errors=True)
 
 
 @pytest.fixture(scope='module')
-def visits(site, browser):
-    """Each page visited once (on first use): what the checks read."""
+def browser():
+    yield from _chromium(1280, 900)
+
+
+@pytest.fixture(scope='module')
+def phone():
+    yield from _chromium(*PHONE, phone=True)
+
+
+def _wait_for_article(session, url, seconds=30):
+    """Until ``url`` is the loaded document and its article is there (``get`` can return
+    while the previous page is still being left)."""
+    deadline = time.time() + seconds
+    while not session.execute_script(
+            'return location.href === arguments[0] && document.readyState === "complete" '
+            '&& !!document.querySelector(".bd-article")', url):
+        assert time.time() < deadline, f'{url} did not load'
+        time.sleep(0.1)
+
+
+def _shoot(session, element, path):
+    """A screenshot of the whole ``element``: the window grows to hold it, then shrinks back
+    (a screenshot cannot see below the window)."""
+    size = session.get_window_size()
+    height = session.execute_script('return arguments[0].getBoundingClientRect().height', element)
+    if height + 100 > size['height']:
+        session.set_window_size(size['width'], int(height) + 200)
+    session.execute_script('arguments[0].scrollIntoView()', element)
+    element.screenshot(str(path))
+    session.set_window_size(size['width'], size['height'])
+
+
+def _shot_name(page):
+    return page.replace('/', '-')
+
+
+OUTPUT_WITH = r'''
+const piece = arguments[0];
+return [...document.querySelectorAll('.bd-article .cell_output')].find(
+  o => o.textContent.includes(piece)) || null;
+'''
+
+
+@pytest.fixture(scope='module')
+def visits(server, browser):
+    """Each page visited once at 1280 px (on first use): what the checks read."""
     SHOTS.mkdir(parents=True, exist_ok=True)
     seen = {}
 
     def visit(page):
         if page not in seen:
             browser.get_log('browser')                       # drop the previous page's log
-            browser.get((site / 'book' / f'{page}.html').as_uri())
+            del server.missing[:]
+            browser.get(f'{server.url}/{page}.html')
+            _wait_for_article(browser, f'{server.url}/{page}.html')
             found = browser.execute_async_script(INSPECT, str(ROOT))
             assert 'failed' not in found, found
             found['console'] = [e['message'] for e in browser.get_log('browser')
                                 if e['level'] == 'SEVERE']
+            found['missing'] = list(server.missing)
             browser.execute_script('window.scrollTo(0, 0)')
-            browser.save_screenshot(str(SHOTS / f'{page}.png'))
+            browser.save_screenshot(str(SHOTS / f'{_shot_name(page)}.png'))
             found['steps'] = []
             for i, player in enumerate(found['players']):
                 element = browser.find_element('id', player['id'])
@@ -195,12 +301,51 @@ def visits(site, browser):
                 dragged = browser.execute_async_script(STEP, player['id'], 'drag')
                 found['steps'].append((player['id'], clicked, dragged))
                 if i == 0:
-                    element.screenshot(str(SHOTS / f'{page}-player.png'))
-            if page in KEY_TABLES:
+                    element.screenshot(str(SHOTS / f'{_shot_name(page)}-player.png'))
+            if page == 'book/programs':
                 for table in browser.find_elements('css selector', '.bd-article .cell_output table'):
-                    browser.execute_script('arguments[0].scrollIntoView()', table)
-                    table.screenshot(str(SHOTS / f'{page}-table.png'))
+                    _shoot(browser, table, SHOTS / 'programs-table.png')
+            found['shots'] = {}
+            for shot_page, name, piece in SHOT_OUTPUTS:
+                if shot_page == page:
+                    output = browser.execute_script(OUTPUT_WITH, piece)
+                    if output is not None:
+                        _shoot(browser, output, SHOTS / f'{name}.png')
+                    found['shots'][name] = output is not None
             seen[page] = found
+        return seen[page]
+    return visit
+
+
+PAGE_WIDTH = r'''
+const root = document.documentElement, vw = root.clientWidth;
+// what sticks out past the screen's right edge and is not inside a box that clips it
+const clipped = e => {
+  for (let p = e.parentElement; p && p !== document.body; p = p.parentElement) {
+    if (getComputedStyle(p).overflowX !== 'visible') return p.getBoundingClientRect().right <= vw + 1;
+  }
+  return false;
+};
+const wide = [];
+for (const e of document.querySelectorAll('.bd-article *')) {
+  if (e.getBoundingClientRect().right > vw + 1 && !clipped(e)) {
+    wide.push(e.tagName.toLowerCase() + ': ' + (e.textContent || '').trim().slice(0, 80));
+  }
+}
+return {width: root.scrollWidth, viewport: vw, wide: wide.slice(0, 5)};
+'''
+
+
+@pytest.fixture(scope='module')
+def phone_visits(server, phone):
+    """Each page's width on a 390 px phone (on first use)."""
+    seen = {}
+
+    def visit(page):
+        if page not in seen:
+            phone.get(f'{server.url}/{page}.html')
+            _wait_for_article(phone, f'{server.url}/{page}.html')
+            seen[page] = phone.execute_script(PAGE_WIDTH)
         return seen[page]
     return visit
 
@@ -209,6 +354,9 @@ def visits(site, browser):
 def test_page_loads_cleanly_and_offline(visits, page):
     found = visits(page)
     assert not found['console'], f'console errors: {found["console"]}'
+    assert not found['missing'], f'files the page asked for and the book lacks: {found["missing"]}'
+    assert found['favicon'] and found['favicon'].endswith('favicon.svg'), \
+        f'no favicon of the book: {found["favicon"]}'
     assert not found['remote'], f'fetched from the network: {found["remote"]}'
     assert not found['duplicate_scripts'], f'scripts included twice: {found["duplicate_scripts"]}'
     assert found['search_fields'] == 1, f'{found["search_fields"]} visible search fields'
@@ -239,7 +387,7 @@ def test_outputs_show_no_tracebacks_warnings_reprs_or_paths(visits, page):
 
 def test_error_demos_are_shown(visits):
     """The tagged error cells (Chapter 1) do show their tracebacks."""
-    assert visits('01_transformer')['error_demos'] >= 1
+    assert visits('book/01_transformer')['error_demos'] >= 1
 
 
 @pytest.mark.parametrize('page', PAGES)
@@ -252,11 +400,57 @@ def test_wide_content_is_reachable_at_1280px(visits, page):
             f'table {table["head"]}: columns {table["hidden"]} are cut off and cannot be scrolled to'
 
 
+def _offenders(found):
+    return [f'cell {o["cell"]}: {o["tag"]} {o["width"]} px in a {o["column"]} px column: '
+            f'{o["text"]!r}' for o in found['output_overflow']]
+
+
+@pytest.mark.parametrize('page', PAGES)
+def test_no_output_is_wider_than_the_text_column_at_1280px(visits, page):
+    """Printed text and tracebacks wrap, tables and figures fit: nothing hides off the edge."""
+    offenders = _offenders(visits(page))
+    assert not offenders, f'{len(offenders)} output block(s) wider than the column:\n' + \
+        '\n'.join(offenders)
+
+
+@pytest.mark.parametrize('page', PAGES)
+def test_no_page_is_wider_than_a_phone(phone_visits, page):
+    found = phone_visits(page)
+    assert found['width'] <= found['viewport'], \
+        f'{found["width"]} px wide on a {found["viewport"]} px phone, because of {found["wide"]}'
+
+
+def test_summary_of_widths_is_written(visits, phone_visits):
+    """Every page at both widths; the offenders go to ``_build/e2e/overflow.json``."""
+    summary = {'outputs_wider_than_the_column_at_1280px': {},
+               'pages_wider_than_a_390px_phone': {}}
+    for page in PAGES:
+        if _offenders(visits(page)):
+            summary['outputs_wider_than_the_column_at_1280px'][page] = _offenders(visits(page))
+        found = phone_visits(page)
+        if found['width'] > found['viewport']:
+            summary['pages_wider_than_a_390px_phone'][page] = found
+    ARTEFACTS.mkdir(parents=True, exist_ok=True)
+    (ARTEFACTS / 'overflow.json').write_text(json.dumps(summary, indent=1))
+    counts = {k: sum(map(len, v.values())) if 'outputs' in k else len(v)
+              for k, v in summary.items()}
+    assert not any(counts.values()), f'{counts}; see {ARTEFACTS / "overflow.json"}'
+
+
 @pytest.mark.parametrize('page', sorted(KEY_TABLES))
 def test_key_tables_show_every_column_at_1280px(visits, page):
-    tables = [t for t in visits(page)['tables'] if t['in_output']]
-    assert [t['head'] for t in tables] == [KEY_TABLES[page]]
+    tables = [t for t in visits(page)['tables'] if t['in_output'] and t['head'] == KEY_TABLES[page]]
+    assert len(tables) == 1, [t['head'] for t in visits(page)['tables']]
     assert not tables[0]['hidden'], f'hidden columns at 1280 px: {tables[0]["hidden"]}'
+
+
+@pytest.mark.parametrize('page, name, piece', SHOT_OUTPUTS)
+def test_named_outputs_are_screenshot_whole(visits, page, name, piece):
+    """Chapter 12's table, Chapter 2's sweep, Chapter 4's passage: shot, and none too wide."""
+    found = visits(page)
+    assert found['shots'].get(name), f'no output of {page} holds {piece!r}'
+    assert (SHOTS / f'{name}.png').exists()
+    assert not [o for o in found['output_overflow'] if piece in o['text']], _offenders(found)
 
 
 @pytest.mark.parametrize('page', PAGES)
@@ -265,6 +459,9 @@ def test_each_player_is_labelled_and_steps(visits, page):
     for player, (_, clicked, dragged) in zip(found['players'], found['steps']):
         assert player['note'], f'{player["id"]} has no note saying the live widget needs a kernel'
         assert player['frames'] >= 2, f'{player["id"]} has {player["frames"]} frame(s)'
+        assert player['text_px'] and player['text_px'] >= MIN_PLAYER_TEXT_PX, \
+            (f'{player["id"]}: its smallest text is {player["text_px"]} px at 1280 px '
+             f'(shown {player["width"]} px wide)')
         assert clicked['changed'] and clicked['label_changed'] and clicked['decoded'], \
             f'{player["id"]}: the next-frame button did not show a new frame: {clicked}'
         assert dragged['changed'] and dragged['decoded'], \
@@ -282,7 +479,7 @@ def test_colab_links_open_this_notebook_in_the_configured_repository(visits, pag
     colab = f'https://colab.research.google.com/github/{github}/blob/{branch}/'
     found = visits(page)
     own = [c for c in found['colab'] if not c['exercises']]
-    assert {c['href'] for c in own} == {f'{colab}book/{page}.ipynb'}, own
+    assert {c['href'] for c in own} == {f'{colab}{page}.ipynb'}, own
     badges = [c for c in own if c['in_article']]
     assert len(badges) == 1 and badges[0]['image'].endswith('/_static/colab-badge.svg'), badges
     assert any(not c['in_article'] for c in own), 'no Colab launch button'
@@ -294,20 +491,34 @@ def test_colab_links_open_this_notebook_in_the_configured_repository(visits, pag
             assert link.startswith(f'{url}/blob/{branch}/'), f'{link} is not in {url}'
 
 
-WITHOUT_PUZZLES = {'11_trained'}     # its training puzzles live in chapters 2, 3, 5 and 7
+WITHOUT_PUZZLES = {c.stem for c in CHAPTERS if not c.has_puzzles}   # each with its reason
+WITH_PUZZLES = [p for p in CHAPTER_PAGES if p.split('/')[1] not in WITHOUT_PUZZLES]
 
 
 def test_every_chapter_but_the_listed_ones_has_exercises():
-    chapters = {p for p in NOTEBOOKS if p[:2].isdigit()}
-    assert {p for p in chapters if not (ROOT / 'exercises' / f'{p}.ipynb').exists()} == \
+    stems = {p.split('/')[1] for p in CHAPTER_PAGES}
+    assert {s for s in stems if not (ROOT / 'exercises' / f'{s}.ipynb').exists()} == \
         WITHOUT_PUZZLES
 
 
-@pytest.mark.parametrize('page', [p for p in NOTEBOOKS
-                                  if p[:2].isdigit() and p not in WITHOUT_PUZZLES])
+def test_every_exercises_notebook_is_a_page_and_no_solution_is(site):
+    notebooks = sorted(f'exercises/{p.stem}' for p in (ROOT / 'exercises').glob('*.ipynb'))
+    assert sorted(EXERCISE_PAGES) == notebooks, 'exercises notebooks missing from _toc.yml'
+    assert all((site / f'{p}.html').exists() for p in notebooks)
+    assert not (site / 'solutions').exists(), 'the solutions are pages of the HTML book'
+
+
+@pytest.mark.parametrize('page', WITH_PUZZLES)
 def test_chapters_link_their_exercises_in_colab(visits, page):
     links = [c['href'] for c in visits(page)['colab'] if c['exercises']]
-    assert any(link.endswith(f'exercises/{page}.ipynb') for link in links), links
+    assert any(link.endswith(f'exercises/{page.split("/")[1]}.ipynb') for link in links), links
+
+
+@pytest.mark.parametrize('page', WITH_PUZZLES)
+def test_chapters_link_their_puzzle_page(visits, server, page):
+    own = f'{server.url}/exercises/{page.split("/")[1]}.html'
+    assert any(link.split('#')[0] == own for link in visits(page)['links']), \
+        f'{page} does not link its puzzle page {own}'
 
 
 def test_root_page_redirects_to_the_introduction(site):

@@ -1,4 +1,10 @@
-"""Every stored notebook is runnable as stored: python3 kernel, quiet, errors only where tagged."""
+"""Every stored notebook is runnable as stored: python3 kernel, quiet, errors only where tagged.
+
+And stored as a reader's tools leave it: the kernelspec JupyterLab writes back (so that
+opening a notebook changes nothing; ``tests/test_jupyterlab.py`` opens each one), one
+output box per stream, and within the size budgets of CONTRIBUTING.md.
+"""
+import importlib.util
 import re
 from pathlib import Path
 
@@ -12,10 +18,54 @@ NOTEBOOKS = sorted(p for folder in ('book', 'exercises', 'solutions')
 IDS = [str(p.relative_to(ROOT)) for p in NOTEBOOKS]
 
 
+# KB a stored notebook may take (CONTRIBUTING.md, "Budgets")
+BUDGET_KB = {'book': 250, 'exercises': 60, 'solutions': 60}
+
+
+def _run_notebooks():
+    """``tools/run_notebooks.py`` as a module: the one place the stored kernelspec is set."""
+    spec = importlib.util.spec_from_file_location('run_notebooks', ROOT / 'tools' / 'run_notebooks.py')
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+KERNELSPEC = _run_notebooks().KERNELSPEC
+
+
 @pytest.mark.parametrize('path', NOTEBOOKS, ids=IDS)
 def test_kernelspec_is_python3(path):
     nb = nbformat.read(path, as_version=4)
     assert nb.metadata.get('kernelspec', {}).get('name') == 'python3'
+
+
+@pytest.mark.parametrize('path', NOTEBOOKS, ids=IDS)
+def test_kernelspec_is_what_jupyterlab_writes_back(path):
+    """JupyterLab rewrites any other kernelspec on opening (autosave then changes both files)."""
+    nb = nbformat.read(path, as_version=4)
+    stale = f'run tools/run_notebooks.py {path.with_suffix(".py").relative_to(ROOT)}'
+    assert nb.metadata.get('kernelspec') == KERNELSPEC, stale
+    assert f'display_name: {KERNELSPEC["display_name"]}' in path.with_suffix('.py').read_text(), stale
+    assert (nb.nbformat, nb.nbformat_minor) == (4, 4), 'stored as nbformat 4.4 (no cell ids)'
+
+
+@pytest.mark.parametrize('path', NOTEBOOKS, ids=IDS)
+def test_each_stream_is_stored_as_one_output(path):
+    """A cell's printed text is one box: adjacent pieces of one stream are merged."""
+    nb = nbformat.read(path, as_version=4)
+    for i, cell in enumerate(nb.cells):
+        outputs = cell.get('outputs', [])
+        for a, b in zip(outputs, outputs[1:]):
+            assert not (a.output_type == b.output_type == 'stream' and a.name == b.name), \
+                (f'cell {i}: its {a.name} is stored in pieces (several boxes): '
+                 f'run tools/run_notebooks.py {path.with_suffix(".py").relative_to(ROOT)}')
+
+
+@pytest.mark.parametrize('path', NOTEBOOKS, ids=IDS)
+def test_stored_notebook_is_within_its_size_budget(path):
+    budget = BUDGET_KB[path.parent.name]
+    size = path.stat().st_size / 1000
+    assert size <= budget, f'{path.name} stores {size:.0f} KB; its budget is {budget} KB'
 
 
 @pytest.mark.parametrize('path', NOTEBOOKS, ids=IDS)
