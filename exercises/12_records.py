@@ -25,8 +25,10 @@
 # counted), refuses a program larger than the record before running anything, and then runs
 # it with the package's own forward pass on the inputs the record is verified on, plus
 # inputs drawn afresh on every check. A correct program no larger than the record passes,
-# and the line says whether it ties the record or beats it, and by how much. A NOT YET names
-# the first input that broke and what your program printed there.
+# and the line says whether it ties the record or beats it, and by how much. A tie is a
+# PASS that says only that: the judge cannot tell a tie you built from the record's own
+# program, which the package builds, so only beating the record proves a new program. A
+# NOT YET names the first input that broke and what your program printed there.
 #
 # Two rules hold for every puzzle: the architecture is the book's, unmodified, and every
 # layer norm stays at $\gamma = 1$, $\beta = 0$ (they are not counted, so weights hidden

@@ -10,6 +10,7 @@ class are in the chapter's ``test_exercises_chNN.py``.
 | 3. work done inside the worker | an answer that patches the worker's checker tables, reads the package's source, starts a process, sends a signal, loads a C library, calls a switched-off function | the verdict is computed in the judge; the worker's audit hook; switched-off code raises `Refused` |
 | 3. a worker that lies | a reply that names a global (a pickle that would run code), an oversized frame, a deep or cyclic structure | `wire.loads` admits no globals; size and node budgets |
 | robustness | garbage, a hang, `sys.exit`, `os._exit`, 20 GB, a thread, an unpicklable answer | each ends only its worker: NOT YET with a reason within the budget |
+| 7. escaping the worker | the audit hook edited away, then writing or hard-linking the progress file, a socket, a process, a signal, the judge's memory; a copy of a switched-off function edited or sent as text and compiled in the worker; CPU spent in a thread that ended | seccomp walls (Linux x86-64); copies compared by instruction sequence, also for code made in the worker; CPU from the process's totals |
 | 7. progress forgets | a later failure after a PASS; the old file format | the best verdict is kept with its date |
 """
 import json
@@ -308,3 +309,81 @@ def test_progress_survives_a_new_process_and_names_its_file(tmp_path):
                          capture_output=True, text=True).stdout
     assert '2.5' in out and 'not yet' in out
     assert out.splitlines()[-1] == f'kept in {tmp_path / "p.json"}'
+
+
+# ----------------------------------------------------------------------------- walls the answer cannot edit
+
+WALLED = sys.platform == 'linux' and __import__('platform').machine() == 'x86_64'
+
+
+def past_the_hook(attempt):
+    """An answer that first edits the worker's audit hook away, then tries ``attempt``."""
+    def answer():
+        import sys as worker_sys
+        hook = worker_sys.modules['__main__']._Hook
+        hook.DENIED, hook.NO_IMPORT, hook._open = (), (), lambda self, path: None
+        hook.__call__ = lambda self, event, args: None
+        try:
+            attempt()
+        except OSError as exc:
+            return f'refused with errno {exc.errno}'
+        return 'went through'
+    return answer
+
+
+@pytest.mark.skipif(not WALLED, reason='the seccomp walls are built for Linux on x86-64')
+@pytest.mark.parametrize('attempt', [
+    lambda: open(os.environ['TAOTP_PROGRESS'] + '.forged', 'w'),
+    lambda: os.link(os.environ['TAOTP_PROGRESS'], os.environ['TAOTP_PROGRESS'] + '.link'),
+    lambda: __import__('socket').socket(),
+    lambda: os.posix_spawn('/bin/true', ['/bin/true'], {}),
+    lambda: os.kill(os.getppid(), 0),
+    lambda: open(f'/proc/{os.getppid()}/mem', 'rb'),
+])
+def test_an_answer_that_edits_the_hook_away_still_meets_the_walls(attempt):
+    progress = os.environ['TAOTP_PROGRESS']
+    result = verdict('99.3', past_the_hook(attempt))
+    assert 'refused with errno' in result.message, result.message
+    assert not os.path.exists(progress + '.forged') and not os.path.exists(progress + '.link')
+
+
+def decode_source(*edits):
+    """The text of the package's decoder under another name, with ``edits`` appended to it."""
+    import inspect
+    text = inspect.getsource(taotp.decoding.decode).replace('def decode(', 'def my_decode(', 1)
+    lines = text.splitlines()
+    body = [line for line in lines if line.startswith('    ')]
+    return '\n'.join(lines + [body[-1][:len(body[-1]) - len(body[-1].lstrip())] + e
+                              for e in edits]) + '\n'
+
+
+def test_an_edited_copy_of_a_switched_off_function_is_recognised():
+    scope = dict(vars(taotp.decoding))
+    exec(compile(decode_source('unused = 0', 'unused += 1'), '<copy>', 'exec'), scope)
+    fails('99.3', scope['my_decode'], 'copy of the code of taotp.decoding.decode')
+
+
+def test_a_copy_sent_as_text_and_compiled_in_the_worker_is_recognised():
+    text = decode_source()
+
+    def answer():
+        scope = dict(vars(taotp.decoding))
+        exec(compile(text, '<sent as text>', 'exec'), scope)
+        return scope['my_decode']
+    fails('99.3', answer, 'copy of taotp.decoding.decode')
+
+
+@pytest.mark.skipif(not sys.platform.startswith('linux'), reason='reads /proc')
+def test_cpu_spent_in_a_thread_that_ended_still_counts():
+    from taotp.exercises.judge import Worker
+    burn = ('import threading, time\n'
+            't = threading.Thread(target=lambda: sum(i * i for i in range(3_000_000)))\n'
+            't.start(); t.join(); print("ready", flush=True); time.sleep(30)\n')
+    process = subprocess.Popen([sys.executable, '-c', burn], stdout=subprocess.PIPE, text=True)
+    try:
+        assert process.stdout.readline().strip() == 'ready'
+        spent = Worker(None, process.pid).cpu_seconds()
+        assert spent >= 0.1, spent
+    finally:
+        process.kill()
+        process.communicate()

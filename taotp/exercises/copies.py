@@ -1,30 +1,49 @@
-"""Recognise a copy of a switched-off package function inside an answer's bytes.
+"""Recognise a copy of a switched-off package function, in an answer's bytes or in code
+an answer makes while it runs.
 
-cloudpickle sends each function of an answer with its code object's fields,
-so the bytecode of every function the answer carries appears in its bytes.
-The judge reads those bytes with ``pickletools`` (which executes nothing) and
-compares each byte string with the bytecode of the functions the puzzle
-switches off.  Arguments that index constants are masked, so a copy with its
-docstring, comments or local names changed is still the same code; code
-shorter than ``MIN_BYTES`` is not compared (a two-line wrapper is too easily
-written independently).
+A function's code is compared as the sequence of its instructions' names (what
+``dis`` shows, without the inline caches and no-ops), so constants, local names,
+comments, docstrings, line numbers and the way a global is reached do not matter.
+Two sequences that agree in at least ``SIMILAR`` of their instructions (difflib's
+ratio) are the same code: a copy with a few lines edited, added or removed is still
+a copy, while two functions written independently for the same job differ in far
+more than that.  Code of fewer than ``MIN_OPS`` instructions is not compared (a short
+wrapper is too easily written independently), nor is anonymous code (``<genexpr>``,
+``<lambda>``, comprehensions: an idiom has the same instructions wherever it is
+written).
+
+The judge reads an answer's bytes with ``pickletools`` (which executes nothing):
+cloudpickle sends each function with its code's bytes.  The worker checks, through
+its audit hook, every code object compiled, built, unmarshalled or executed after
+the answer starts (``code_copy``), so package source sent as text and compiled in
+the worker is caught too.
 """
+import difflib
 import dis
 import functools
 import importlib
 import pickletools
 import types
 
-MIN_BYTES = 64
-_MASKED = set(dis.hasconst) | {dis.opmap['EXTENDED_ARG']}
+MIN_OPS = 40
+SIMILAR = 0.8
+MAX_CODE_BYTES = 1 << 18
+_SKIPPED = {'CACHE', 'NOP', 'RESUME', 'EXTENDED_ARG'}
 
 
-def _masked(code_bytes):
-    out = bytearray(code_bytes)
-    for i in range(0, len(out) - 1, 2):
-        if out[i] in _MASKED:
-            out[i + 1] = 0
-    return bytes(out)
+def instructions(code_bytes):
+    """The names of the instructions of raw bytecode, or None when it is not bytecode."""
+    if not MIN_OPS <= len(code_bytes) // 2 or len(code_bytes) > MAX_CODE_BYTES \
+            or len(code_bytes) % 2:
+        return None
+    names = []
+    for op in code_bytes[::2]:
+        name = dis.opname[op]
+        if name.startswith('<'):
+            return None
+        if name not in _SKIPPED:
+            names.append(name)
+    return tuple(names) if len(names) >= MIN_OPS else None
 
 
 def _codes(obj, seen=None):
@@ -66,30 +85,51 @@ def _resolve(dotted):
 
 @functools.lru_cache(maxsize=None)
 def fingerprints(names):
-    """Masked bytecode -> the switched-off name it belongs to.
-
-    Anonymous code (``<genexpr>``, ``<lambda>``, comprehensions) is left out: an idiom
-    such as ``'+'.join(str(a) for a in xs)`` has the same bytecode wherever it is written.
-    """
-    table = {}
+    """((instruction names, switched-off name), ...) for the named functions' code."""
+    table = []
     for name in names:
         for code in _codes(_resolve(name)):
-            if len(code.co_code) >= MIN_BYTES and not code.co_name.startswith('<'):
-                table.setdefault(_masked(code.co_code), name)
-    return table
+            ops = instructions(code.co_code)
+            if ops is not None and not code.co_name.startswith('<'):
+                table.append((ops, name))
+    return tuple(table)
+
+
+def match(ops, table):
+    """The switched-off name whose code ``ops`` copies, or None."""
+    if ops is None:
+        return None
+    for theirs, name in table:
+        matcher = difflib.SequenceMatcher(None, ops, theirs, autojunk=False)
+        if matcher.real_quick_ratio() >= SIMILAR and matcher.quick_ratio() >= SIMILAR \
+                and matcher.ratio() >= SIMILAR:
+            return name
+    return None
+
+
+def code_copy(code, table):
+    """The switched-off name that ``code`` (or code nested in it) copies, or None."""
+    if not table:
+        return None
+    for inner in _codes(code):
+        if not inner.co_name.startswith('<'):
+            found = match(instructions(inner.co_code), table)
+            if found:
+                return found
+    return None
 
 
 def refused_copy(answer_bytes, refused):
     """The name of a switched-off function whose code the answer carries, or None."""
-    if not refused:
-        return None
-    table = fingerprints(tuple(sorted(refused)))
+    table = fingerprints(tuple(sorted(refused))) if refused else ()
     if not table:
         return None
     try:
-        for opcode, arg, _ in pickletools.genops(answer_bytes):
-            if isinstance(arg, bytes) and len(arg) >= MIN_BYTES and _masked(arg) in table:
-                return table[_masked(arg)]
+        for _, arg, _ in pickletools.genops(answer_bytes):
+            if isinstance(arg, bytes):
+                found = match(instructions(arg), table)
+                if found:
+                    return found
     except Exception:           # unreadable bytes: the worker will say what is wrong
         return None
     return None

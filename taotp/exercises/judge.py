@@ -111,28 +111,36 @@ class Workers:
         self.zygote, self.ready = None, False
 
 
+def _read(path):
+    with open(path) as f:
+        return f.read()
+
+
 class Worker:
     def __init__(self, channel, pid, process=None):
         self.channel, self.pid, self.process, self.dead = channel, pid, process, False
 
     def cpu_seconds(self):
-        """CPU time of the worker so far, summed over its threads (Linux), else None.
+        """CPU time of the worker so far (Linux), else None.
 
-        Read from ``schedstat`` (nanoseconds) where the kernel keeps it, else from
-        ``stat`` (clock ticks, usually 10 ms).
+        ``stat`` counts every thread the worker ever ran, ended ones included, in clock
+        ticks (usually 10 ms); ``schedstat`` is exact (nanoseconds) but only for the threads
+        alive now.  The larger of the two is taken, so work hidden in a thread that ended
+        before the reading still counts.
         """
+        readings = []
         try:
             tasks = os.listdir(f'/proc/{self.pid}/task')
-            return sum(int(open(f'/proc/{self.pid}/task/{t}/schedstat').read().split()[0])
-                       for t in tasks) / 1e9
+            readings.append(sum(int(_read(f'/proc/{self.pid}/task/{t}/schedstat').split()[0])
+                                for t in tasks) / 1e9)
         except (OSError, ValueError, IndexError):
             pass
         try:
-            with open(f'/proc/{self.pid}/stat') as f:
-                fields = f.read().rsplit(')', 1)[1].split()
-            return (int(fields[11]) + int(fields[12])) / os.sysconf('SC_CLK_TCK')
+            fields = _read(f'/proc/{self.pid}/stat').rsplit(')', 1)[1].split()
+            readings.append((int(fields[11]) + int(fields[12])) / os.sysconf('SC_CLK_TCK'))
         except (OSError, ValueError, IndexError):
-            return None
+            pass
+        return max(readings) if readings else None
 
     def kill(self):
         if self.dead:
@@ -264,5 +272,7 @@ def _serve(channel):
 
 
 if __name__ == '__main__':
+    from . import sandbox
+    sandbox.protect_self()                            # no process may read the hidden cases
     signal.signal(signal.SIGINT, signal.SIG_IGN)      # the kernel's Ctrl-C is the kernel's
     _serve(socket.socket(fileno=int(sys.argv[1])))

@@ -9,16 +9,18 @@ on disk, with none of the reader's threads, patches or variables.  The fork
 * switches off the package's own answer to the puzzle being checked: each
   function the puzzle refuses has its code replaced by one that raises
   ``Refused`` (the original code is gone from the process);
+* on Linux (x86-64), puts the operating system's walls around itself
+  (``sandbox``): no process, no signal, no new socket, no file written, no other
+  process's memory read, whatever the answer does to the Python around it;
 * installs an audit hook, which cannot be removed, refusing what would
   bring the package's answer back or reach outside: starting processes,
-  sending signals, ``ctypes``, and reading the source of the package's loaded
-  modules (so no copy of a switched-off function can be made from it);
+  sending signals, ``ctypes``, reading the source of the package's loaded
+  modules, and compiling or building code that copies a switched-off function;
 * unpickles the answer (cloudpickle) and serves the judge's calls, sending
   every value back through ``wire.encode``.
 
-None of this is a security sandbox: the worker only keeps the answer away
-from the judge's data and from the package's own answer.  The verdict is
-made in the judge, from plain data.
+The verdict is made in the judge, from plain data; the judge never runs the
+answer's code and reads the worker's messages without naming any class.
 """
 import os
 import signal
@@ -33,7 +35,7 @@ import types
 for _var in ('OPENBLAS_NUM_THREADS', 'OMP_NUM_THREADS', 'MKL_NUM_THREADS'):
     os.environ[_var] = '1'
 
-from . import wire  # noqa: E402
+from . import copies, wire  # noqa: E402
 
 OUTPUT_LIMIT = 4000           # characters of the answer's own printing sent back per message
 _PID = struct.Struct('!q')
@@ -210,9 +212,15 @@ def _prepare(answer_bytes, policy):
             pass
     _limit_resources(policy['memory_bytes'], policy['cpu_seconds'])
     Refused.hints = dict(policy['refused'])
+    copy_table = copies.fingerprints(tuple(sorted(policy['refused'])))
     for name in policy['refused']:
         _switch_off(name)
-    sys.addaudithook(_Hook(policy).__call__)
+    from . import sandbox
+    try:
+        walls = sandbox.install()
+    except OSError:                       # a container that forbids seccomp: the hook only
+        walls = False
+    sys.addaudithook(_Hook(policy, copy_table, walls).__call__)
     output = _Output()
     sys.stdout = sys.stderr = output
     return output
@@ -228,15 +236,18 @@ def _limit_resources(memory_bytes, cpu_seconds):
             in_use = int(f.read().split()[0]) * os.sysconf('SC_PAGE_SIZE')
     except (OSError, ValueError):
         in_use = 0
+    # hard limits too (an answer may raise a soft one up to its hard one); no file may
+    # grow (the answer writes nothing; on Linux the sandbox refuses opening for writing)
     for limit, value in ((getattr(resource, 'RLIMIT_AS', None), in_use + memory_bytes),
-                         (resource.RLIMIT_CPU, int(cpu_seconds) + 1)):
+                         (resource.RLIMIT_CPU, int(cpu_seconds) + 1),
+                         (getattr(resource, 'RLIMIT_FSIZE', None), 0)):
         if limit is None:
             continue
         try:
             soft, hard = resource.getrlimit(limit)
             if hard != resource.RLIM_INFINITY:
                 value = min(value, hard)
-            resource.setrlimit(limit, (value, hard))
+            resource.setrlimit(limit, (value, value))
         except (ValueError, OSError):
             pass
 
@@ -288,23 +299,34 @@ def _switch_off(dotted):
                     _switch_off_function(f, dotted)
     else:
         raise TypeError(f'cannot switch off {dotted} ({type(obj).__name__})')
-    if dotted == 'numpy.einsum':
+    if dotted == 'numpy.einsum':            # and the C function beneath it, wherever it sits
         import numpy
-        numpy.einsum = _resolve('numpy.einsum')
+        c_einsum = getattr(numpy, '_core', None) or numpy.core
+        c_einsum = c_einsum.multiarray.c_einsum
+        for module in list(sys.modules.values()):
+            if getattr(module, '__dict__', {}).get('c_einsum') is c_einsum:
+                module.c_einsum = numpy.einsum
 
 
 # ----------------------------------------------------------------------------- the audit hook
 
 class _Hook:
-    """Refuses, for the rest of the worker's life, what no answer needs (see the module doc)."""
+    """Refuses, for the rest of the worker's life, what no answer needs (see the module doc).
+
+    Python code in the answer's process, so an answer can edit it; on Linux the
+    operating system's walls (``sandbox``) hold whatever the answer does to it.  It also
+    checks every piece of code compiled, built, unmarshalled or run after the answer
+    starts for a copy of a switched-off function (``copies``).
+    """
 
     DENIED = ('os.fork', 'os.forkpty', 'os.posix_spawn', 'os.exec', 'os.spawn', 'os.system',
               'subprocess.Popen', 'os.kill', 'os.killpg', 'signal.pthread_kill', 'pty.spawn',
-              'os.startfile', 'winreg')
+              'os.startfile', 'winreg', 'marshal.load')
     NO_IMPORT = ('_posixsubprocess', '_ctypes', 'cffi', '_cffi_backend')
 
-    def __init__(self, policy):
+    def __init__(self, policy, copy_table=(), walls=False):
         import importlib.util
+        import marshal
         self.pid = str(os.getpid())
         self.protected = set()           # the files of every package module loaded now
         for name, module in list(sys.modules.items()):
@@ -317,6 +339,8 @@ class _Hook:
                     pass
         self.progress = os.path.realpath(policy['progress']) if policy.get('progress') else None
         self.realpath, self.sep = os.path.realpath, os.sep
+        self.copy_table, self.walls, self.busy = copy_table, walls, False
+        self.compile, self.unmarshal = compile, marshal.loads
 
     def __call__(self, event, args):
         if event in self.DENIED or event.startswith('ctypes.'):
@@ -325,6 +349,35 @@ class _Hook:
             raise ImportError(f'{args[0]} is not available to an answer while it is checked')
         if event == 'open' and args and isinstance(args[0], (str, bytes, os.PathLike)):
             self._open(os.fsdecode(args[0]))
+        if self.copy_table and not self.busy and event in ('compile', 'exec', 'code.__new__',
+                                                            'marshal.loads'):
+            self.busy = True
+            try:
+                found = self._copied(event, args)
+            finally:
+                self.busy = False
+            if found:
+                raise PermissionError(f'this code is a copy of {found}, which is switched off '
+                                      f'while this puzzle is checked')
+
+    def _copied(self, event, args):
+        if not args:
+            return None
+        if event == 'code.__new__':
+            name = args[2] if len(args) > 2 else ''
+            if isinstance(args[0], bytes) and not str(name).startswith('<'):
+                return copies.match(copies.instructions(args[0]), self.copy_table)
+            return None
+        code = args[0]
+        try:
+            if event == 'compile' and not isinstance(code, types.CodeType):
+                code = self.compile(code, '<checked>', 'exec', dont_inherit=True)
+            elif event == 'marshal.loads':
+                code = self.unmarshal(code)
+        except Exception:               # the real call will report what is wrong
+            return None
+        return copies.code_copy(code, self.copy_table) if isinstance(code, types.CodeType) \
+            else None
 
     def _open(self, path):
         if path.startswith('/proc/') and path.split('/')[2] not in ('self', 'thread-self',

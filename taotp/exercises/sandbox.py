@@ -1,0 +1,115 @@
+"""The operating system's walls around a worker (Linux on x86-64: Colab, CI, most laptops).
+
+The audit hook of ``worker`` is Python code in the answer's own process, so an answer
+that edits it gets past it.  What an answer cannot undo is a seccomp filter: installed
+once, before the answer is unpickled, it makes the kernel refuse, for the rest of the
+worker's life,
+
+* starting programs or processes (``execve``, ``fork``, a ``clone`` that is not a
+  thread; ``clone3`` reports "not implemented", so the C library falls back to
+  ``clone``) and signalling or inspecting other processes (``kill``, ``ptrace``,
+  ``pidfd_*``, ``process_vm_*``);
+* writing anywhere: opening a file for writing, creating, linking, renaming or removing
+  one (so no answer can touch the reader's progress file or the package's sources);
+* new sockets, ``io_uring`` (whose operations seccomp cannot see) and raising its own
+  resource limits.
+
+The worker also drops every capability (a root worker could otherwise read the judge's
+memory) and the judge marks itself not dumpable (``protect_self``), so no process of
+the same user can read the judge's hidden cases.  Elsewhere (macOS, Windows, other
+CPUs) only the audit hook and the resource limits apply; ``installed()`` says which.
+"""
+import ctypes
+import ctypes.util
+import errno
+import os
+import platform
+import struct
+
+_X86_64 = {
+    'deny': dict(execve=59, execveat=322, fork=57, vfork=58, ptrace=101, kill=62, tkill=200,
+                 tgkill=234, pidfd_open=434, pidfd_getfd=438, pidfd_send_signal=424,
+                 process_vm_readv=310, process_vm_writev=311, rt_sigqueueinfo=129,
+                 rt_tgsigqueueinfo=297, socket=41, socketpair=53, creat=85, link=86,
+                 linkat=265, symlink=88, symlinkat=266, rename=82, renameat=264,
+                 renameat2=316, unlink=87, unlinkat=263, truncate=76, mkdir=83, mkdirat=258,
+                 rmdir=84, mknod=133, mknodat=259, chmod=90, fchmodat=268, chown=92,
+                 lchown=94, fchownat=260, open_by_handle_at=304, setrlimit=160,
+                 prlimit64=302, io_uring_setup=425, io_uring_enter=426,
+                 io_uring_register=427, setns=308, unshare=272, mount=165, bpf=321,
+                 userfaultfd=323, perf_event_open=298),
+    'not_implemented': dict(clone3=435, openat2=437),
+    'clone': 56, 'open': 2, 'openat': 257, 'capset': 126, 'arch': 0xC000003E,
+}
+_CLONE_THREAD = 0x10000
+_WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_APPEND
+_ALLOW, _ERRNO = 0x7FFF0000, 0x00050000
+_LD_ABS, _JEQ, _JGE, _JSET, _RET = 0x20, 0x15, 0x35, 0x45, 0x06
+_PR_SET_NO_NEW_PRIVS, _PR_SET_SECCOMP, _PR_SET_DUMPABLE, _SECCOMP_MODE_FILTER = 38, 22, 4, 2
+
+
+def _table():
+    if platform.system() == 'Linux' and platform.machine() in ('x86_64', 'AMD64'):
+        return _X86_64
+    return None
+
+
+def _program(table):
+    """The filter as BPF instructions; jumps name labels, resolved at the end."""
+    ops = [(_LD_ABS, 0, 0, 4), (_JEQ, 0, 'deny', table['arch']), (_LD_ABS, 0, 0, 0),
+           (_JGE, 'deny', 0, 0x40000000)]                       # x32 system calls
+    ops += [(_JEQ, 'deny', 0, nr) for nr in table['deny'].values()]
+    ops += [(_JEQ, 'enosys', 0, nr) for nr in table['not_implemented'].values()]
+    ops += [(_JEQ, 'clone', 0, table['clone']), (_JEQ, 'openat', 0, table['openat']),
+            (_JEQ, 'open', 0, table['open']), (_RET, 0, 0, _ALLOW)]
+    labels = {}
+
+    def label(name, *body):
+        labels[name] = len(ops)
+        ops.extend(body)
+
+    # seccomp_data: nr at 0, arch at 4, ip at 8, args[i] at 16 + 8 i (low word first)
+    label('clone', (_LD_ABS, 0, 0, 16), (_JSET, 'allow', 'deny', _CLONE_THREAD))
+    label('openat', (_LD_ABS, 0, 0, 32), (_JSET, 'deny', 'allow', _WRITE_FLAGS))
+    label('open', (_LD_ABS, 0, 0, 24), (_JSET, 'deny', 'allow', _WRITE_FLAGS))
+    label('allow', (_RET, 0, 0, _ALLOW))
+    label('deny', (_RET, 0, 0, _ERRNO | errno.EPERM))
+    label('enosys', (_RET, 0, 0, _ERRNO | errno.ENOSYS))
+    out = []
+    for i, (code, jt, jf, k) in enumerate(ops):
+        jt = labels[jt] - i - 1 if isinstance(jt, str) else jt
+        jf = labels[jf] - i - 1 if isinstance(jf, str) else jf
+        out.append(struct.pack('=HBBI', code, jt, jf, k))
+    return b''.join(out), len(out)
+
+
+def _libc():
+    return ctypes.CDLL(ctypes.util.find_library('c') or 'libc.so.6', use_errno=True)
+
+
+def protect_self():
+    """Make this process not dumpable: only a process with CAP_SYS_PTRACE may read it."""
+    if platform.system() == 'Linux':
+        try:
+            _libc().prctl(_PR_SET_DUMPABLE, 0, 0, 0, 0)
+        except (OSError, AttributeError):
+            pass
+
+
+def install():
+    """Drop capabilities and install the filter; returns True when the walls stand."""
+    table = _table()
+    if table is None:
+        return False
+    libc = _libc()
+    header = struct.pack('=Ii', 0x20080522, 0)                   # capability version 3, self
+    data = ctypes.create_string_buffer(24)                       # two zeroed sets
+    if libc.syscall(table['capset'], ctypes.c_char_p(header), data) != 0:
+        raise OSError(ctypes.get_errno(), 'capset failed')
+    code, length = _program(table)
+    filters = ctypes.create_string_buffer(code, len(code))
+    fprog = struct.pack('=HxxxxxxQ', length, ctypes.addressof(filters))
+    if libc.prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 or \
+            libc.prctl(_PR_SET_SECCOMP, _SECCOMP_MODE_FILTER, ctypes.c_char_p(fprog), 0, 0) != 0:
+        raise OSError(ctypes.get_errno(), 'installing the seccomp filter failed')
+    return True
