@@ -4,25 +4,15 @@
     check('1.3', my_decode)    # prints one line: PASS 1.3 · ... or NOT YET 1.3 · ...
     progress()                 # your table of puzzles: solved, not yet, reflect
 
-How a check works (the *verdict protocol*, see ``judge``): your answer is
-pickled (cloudpickle) and handed to a judge process that your code never runs
-in; the judge runs it in a fresh worker process of its own, on cases it draws
-anew for every check, computes the expected values itself and sends back the
-verdict.  So nothing your kernel did before the check (threads, patched
-modules, tables of earlier outputs) takes part in it, and an answer that
-hangs, exits, crashes or allocates too much ends only its worker.  Each check
-costs a few tens of milliseconds on top of the answer's own time; the first
-in a kernel starts the judge (about a second).
-
-Every checker accepts anything (None, wrong types, NaN, code that raises, exits
-or loops) and reports it instead of crashing: it states what it checked and,
-on failure, the input that broke and what your answer gave.  Puzzle ids are
-strings such as ``'6.20'`` (a float cannot tell 6.2 from 6.20).  Options
-passed to ``check`` beyond the answer weaken what is checked: such a result
-says ``PASS (relaxed: ...)`` and never counts as solved.
-
-Verdicts are kept in a small JSON file (``progress``): once solved, a puzzle
-stays solved.
+``check`` pickles the answer (cloudpickle) and hands it to a judge process that
+never runs it (``judge``); the judge runs it in a fresh worker process on cases
+drawn anew for every check, computes the expected values itself and sends back
+the verdict, so nothing the kernel did before takes part, and an answer that
+hangs, crashes or exits ends only its worker.  Every checker accepts anything
+and reports it instead of crashing, naming the input that broke.  Puzzle ids
+are strings such as ``'6.20'``.  Options passed to ``check`` weaken the check:
+the result says ``PASS (relaxed: ...)`` and never counts as solved.  Verdicts
+are kept in a small JSON file (``progress``): once solved, a puzzle stays solved.
 """
 import atexit
 import linecache
@@ -50,22 +40,10 @@ def keep_progress(on=True):
     _keep[0] = bool(on)
 
 
-def _bad_id(puzzle_id, table):
-    if isinstance(puzzle_id, (int, float)) and not isinstance(puzzle_id, bool):
-        return (f'puzzle ids are strings, e.g. check("6.20", answer); got the number '
-                f'{puzzle_id!r} (as a number 6.2 and 6.20 are the same)')
-    if not isinstance(puzzle_id, str) or not _ID.match(puzzle_id) or puzzle_id not in table:
-        return f"there is no puzzle {puzzle_id!r}; ids look like '1.3' (see progress())"
-    return None
-
-
 def check(puzzle_id, answer, verbose=False, **options):
     """Check ``answer`` for puzzle ``puzzle_id`` (e.g. ``'1.3'``); print and return the verdict.
-
-    ``options`` (a checker's own keywords, e.g. a smaller sample) weaken the check:
-    the verdict says so and is not counted as solved.  ``verbose=True`` adds the
-    traceback of an answer that raised.
-    """
+    ``options`` (a checker's own keywords) weaken the check: such a verdict is not counted as
+    solved.  ``verbose=True`` adds the traceback of an answer that raised."""
     result = evaluate(puzzle_id, answer, **options)
     if _keep[0] and result.puzzle in registry() and (result.counts or not result.passed):
         _progress.record(result.puzzle, result.passed)
@@ -84,9 +62,13 @@ def evaluate(puzzle_id, answer, call_seconds=None, **options):
     ``call_seconds`` lowers the time limit of each call of the answer (never raises it).
     """
     table = registry()
-    problem = _bad_id(puzzle_id, table)
-    if problem:
-        return CheckResult(str(puzzle_id), False, problem)
+    if isinstance(puzzle_id, (int, float)) and not isinstance(puzzle_id, bool):
+        return CheckResult(str(puzzle_id), False, f'puzzle ids are strings, e.g. check("6.20", '
+                           f'answer); got the number {puzzle_id!r} (as a number 6.2 and 6.20 are '
+                           f'the same)')
+    if not isinstance(puzzle_id, str) or not _ID.match(puzzle_id) or puzzle_id not in table:
+        return CheckResult(str(puzzle_id), False, f"there is no puzzle {puzzle_id!r}; ids look "
+                                                  f"like '1.3' (see progress())")
     row = table[puzzle_id]
     if row.checker is None:
         return CheckResult(puzzle_id, False, f'puzzle {puzzle_id} is a {row.kind} puzzle with no '
@@ -112,8 +94,8 @@ def evaluate(puzzle_id, answer, call_seconds=None, **options):
                            f'at most {MAX_ANSWER_BYTES:,} can be sent to the process that checks '
                            f'it', relaxed=relaxed)
     request = {'puzzle': puzzle_id, 'answer': answer_bytes, 'options': options,
-               'call_seconds': call_seconds, 'sys_path': [p for p in sys.path if isinstance(p, str)],
-               'cwd': os.getcwd(), 'progress': str(progress_file())}
+               'call_seconds': call_seconds, 'cwd': os.getcwd(), 'progress': str(progress_file()),
+               'sys_path': [p for p in sys.path if isinstance(p, str)]}
     verdict = _ask_judge(request, row.checker.budget + PATIENCE)
     message = _with_source_line(verdict.get('message', ''), verdict.get('where'))
     result = CheckResult(puzzle_id, bool(verdict.get('passed')), message,

@@ -1,15 +1,10 @@
 """Checkers for Chapter 1, The Transformer.
 
-Every expected answer comes from the package's one forward pass (``decode``,
-``transformer``), computed in the judge after the answer has returned.  Each
-check draws its programs afresh: four programs of the shapes in ``SHAPES``
-with weights from a new seed.  A message about one of them names the seed, and
-``case_programs(seed)`` rebuilds them, so a failure can be studied; a seed of an
-earlier check is no help with the next one.
-
-Puzzles 1.3, 1.4, 1.6 and 1.7 ask for what the package already does (its
-cached, sampling and windowed decoders, its forward pass); while they are
-checked, those functions are switched off in the worker (``refuse`` below).
+Expected answers come from the package's forward pass (``decode``, ``transformer``).  Each
+check draws four programs of the shapes in ``SHAPES`` from a new seed, which a message
+names: ``case_programs(seed)`` rebuilds them.  Puzzles 1.3, 1.4, 1.6 and 1.7 ask for what
+the package already does; while they are checked, those functions are switched off
+(``refuse``).
 """
 import numpy as np
 
@@ -70,7 +65,7 @@ def case_programs(seed, norms=None, block=24):
 
 
 def _fresh_programs(norms=None, block=24):
-    seed = int(tk.fresh_rng().integers(2 ** 62))
+    seed = tk.fresh_seed()
     return seed, case_programs(seed, norms, block)
 
 
@@ -146,13 +141,11 @@ def _work_run(decode_fast, rng):
     return steps, min(yours), min(cache)
 
 
-REFUSE_1_3 = {**{name: 'keep the keys and values yourself (taotp.layer_norm and taotp.softmax '
-                       'are fine to use)'
-                 for name in ('taotp.decoding.decode', 'taotp.decoding.decode_batch',
-                              'taotp.decoding.decode_variant', 'taotp.decoding.KVCache',
-                              'taotp.decoding.transformer', 'taotp.decoding.transformer_batch',
-                              'taotp.model.forward', 'taotp.model.transformer_layer',
-                              'taotp.reference.naive_transformer')}}
+REFUSE_1_3 = dict.fromkeys(
+    ('taotp.decoding.decode', 'taotp.decoding.decode_batch', 'taotp.decoding.decode_variant',
+     'taotp.decoding.KVCache', 'taotp.decoding.transformer', 'taotp.decoding.transformer_batch',
+     'taotp.model.forward', 'taotp.model.transformer_layer', 'taotp.reference.naive_transformer'),
+    'keep the keys and values yourself (taotp.layer_norm and taotp.softmax are fine to use)')
 
 
 @checker('1.3')
@@ -283,7 +276,7 @@ def _sampled(sample_decode, prompt, params, steps, temperature, seed, on=None):
 @checker('1.6')
 def check_1_6(sample_decode):
     """``sample_decode(tokens, params, max_steps, temperature, rng)``: the law at every step."""
-    seed = int(tk.fresh_rng().integers(2 ** 62))
+    seed = tk.fresh_seed()
     for i, p, prompt in _greedy_cases(seed):                   # 1) T -> 0 is greedy
         on = f'{_describe(i, p, seed)}, prompt {prompt.tolist()} at temperature 1e-4'
         got = _sampled(sample_decode, prompt.tolist(), p, 6, 1e-4, 0, on)

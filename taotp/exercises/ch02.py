@@ -1,17 +1,10 @@
 """Checkers for Chapter 2, Hello World, and the NumPy harness of puzzle 2.3.
 
-Hello World answers may be a params dict (ids from
-``taotp.hello_world.message_tokenizer(message)``) or a pair ``(params, tokenizer)``
-such as ``build_hello_world_transformer`` returns; a tokenizer must give every
-symbol of the message its own id.  The checker bodies run in the judge on the
-plain copy of the answer (``toolkit``): that copy is counted, checked and run
-on the one forward pass (``decode``, ``last_token_argmax``, ``forward``).
-
-Cases: the repeaters of 2.1 and 2.2 are built at the vocabulary sizes the
-notebook names and at two sizes drawn afresh for every check, on prompts drawn
-afresh.  A Hello World program has one input, ``<bos>``, and its expected
-output is the statement itself.  The answer to 2.6 is stored as a salted
-digest, never as a number.
+A Hello World answer is a params dict (ids from ``message_tokenizer(message)``) or a pair
+``(params, tokenizer)`` whose tokenizer gives every symbol of the message its own id; its
+one input is ``<bos>``, its expected output the statement itself.  The repeaters of 2.1
+and 2.2 are built at the notebook's vocabulary sizes and at two drawn afresh.  The answer
+to 2.6 is stored as a salted digest, never as a number.
 """
 import numpy as np
 
@@ -32,21 +25,9 @@ REPEATER_SIZES = (1, 2, 3, 4, 11, 40, 64, 100, 257, 1000)
 HIDDEN_SIZES = 2          # ... and this many more drawn afresh from 5..1000 on every check
 
 
-def program_of(answer, what='your params'):
-    """A submitted program, validated and read as float64 arrays; one pos_emb table."""
-    params = toolkit.program(answer, what)
-    if isinstance(params['pos_emb'], list):
-        raise Finding(f'{what}: pos_emb must be one (block_size, d_model) table; got a list of '
-                      f'{len(params["pos_emb"])} tables')
-    return params
-
-
 def _program_and_tokenizer(answer, message):
-    """Split an answer into (params, tokenizer): the program validated, the tokenizer checked.
-
-    Every symbol of the message needs its own id (only <bos> and <eos> may share one, as in
-    the ASCII tokenizer), else "printing" the message would not spell it.
-    """
+    """Split an answer into (params, tokenizer), both checked: every symbol of the message
+    needs its own id (only <bos> and <eos> may share one, as in the ASCII tokenizer)."""
     if isinstance(answer, (tuple, list)) and len(answer) == 2 and isinstance(answer[1], dict):
         answer, given = answer
         needed = ['<bos>', '<eos>'] + sorted(set(message))
@@ -56,7 +37,10 @@ def _program_and_tokenizer(answer, message):
         tok = {s: given[s] for s in needed}
     else:
         given = tok = message_tokenizer(message)
-    params = program_of(answer)
+    params = toolkit.program(answer)
+    if isinstance(params['pos_emb'], list):
+        raise Finding(f'your params: pos_emb must be one (block_size, d_model) table; got a list '
+                      f'of {len(params["pos_emb"])} tables')
     vocab = len(params['tok_emb'])
     for s, i in tok.items():
         if not isinstance(i, (int, np.integer)) or isinstance(i, (bool, np.bool_)) \
@@ -92,13 +76,18 @@ def _expect_message(params, tok, message, norm='layer'):
                       f'(first difference at output position {k})', got)
 
 
-def _all_arrays(params):
-    yield 'tok_emb', params['tok_emb']
-    yield 'pos_emb', params['pos_emb']
-    yield 'out_emb', params['out_emb']
-    for i, layer in enumerate(params['layers']):
-        for key in ('Q', 'K', 'V', 'P', 'M1', 'b1', 'M2', 'b2'):
-            yield f'layers[{i}][{key!r}]', layer[key]
+def _every_entry(answer, ok, rule):
+    """Hello World whose every entry of the embeddings and layers is ``ok``: the params."""
+    params, tok = _program_and_tokenizer(answer, HELLO_WORLD)
+    arrays = [(key, params[key]) for key in ('tok_emb', 'pos_emb', 'out_emb')]
+    arrays += [(f'layers[{i}][{key!r}]', layer[key]) for i, layer in enumerate(params['layers'])
+               for key in ('Q', 'K', 'V', 'P', 'M1', 'b1', 'M2', 'b2')]
+    for where, arr in arrays:
+        if arr.size and not np.all(ok(arr)):
+            i = tuple(int(k) for k in np.argwhere(~ok(arr))[0])
+            raise Finding(f'{where}{list(i)} = {arr[i]} {rule}')
+    _expect_message(params, tok, HELLO_WORLD)
+    return params
 
 
 # ----------------------------------------------------------------------------- 2.1 and 2.2
@@ -123,11 +112,8 @@ def _repeater(build, vocab, name, what, **limits):
 
 
 def _repeats_last(params, vocab, name, rng):
-    """Every token is repeated, forever.
-
-    With no layers and an all-zero pos_emb the next token depends on the last token only,
-    so one prompt per token decides it; random prefixes and a long windowed decode show it.
-    """
+    """Every token is repeated, forever: with no layers and a zero pos_emb the next token
+    depends on the last one only, so one prompt per token decides it; then a long decode."""
     block = len(params['pos_emb'])
     prompts = rng.integers(0, vocab, size=(vocab, min(block, 5)))
     prompts[:, -1] = rng.permutation(vocab)                # every token last, once
@@ -297,12 +283,7 @@ def check_2_6(answer):
 @checker('2.7')
 def check_2_7(answer):
     """Hello World whose every parameter is an integer."""
-    params, tok = _program_and_tokenizer(answer, HELLO_WORLD)
-    for where, arr in _all_arrays(params):
-        if arr.size and not np.all(arr == np.round(arr)):
-            i = tuple(int(k) for k in np.argwhere(arr != np.round(arr))[0])
-            raise Finding(f'{where}{list(i)} = {arr[i]} is not an integer')
-    _expect_message(params, tok, HELLO_WORLD)
+    params = _every_entry(answer, lambda arr: arr == np.round(arr), 'is not an integer')
     return Passed(f'every entry of the embeddings and layers is an integer (layer-norm gamma '
                   f'and beta are not parameters, as in the book\'s count) and the program prints '
                   f'{HELLO_WORLD!r} ({count_params(params)["n_params"]:,} parameters)')
@@ -311,12 +292,7 @@ def check_2_7(answer):
 @checker('2.8')
 def check_2_8(answer):
     """Hello World whose every parameter is strictly positive (layer-norm gamma/beta excluded)."""
-    params, tok = _program_and_tokenizer(answer, HELLO_WORLD)
-    for where, arr in _all_arrays(params):
-        if arr.size and not np.all(arr > 0):
-            i = tuple(int(k) for k in np.argwhere(~(arr > 0))[0])
-            raise Finding(f'{where}{list(i)} = {arr[i]} is not > 0 (zeros count as not positive)')
-    _expect_message(params, tok, HELLO_WORLD)
+    _every_entry(answer, lambda arr: arr > 0, 'is not > 0 (zeros count as not positive)')
     return Passed(f'every entry of the embeddings and layers is > 0 (layer-norm gamma and beta '
                   f'are not parameters, as in the book\'s count) and the program prints '
                   f'{HELLO_WORLD!r}')

@@ -1,19 +1,10 @@
-"""Checkers for Chapter 3, Lookup Table.
+"""Checkers for Chapter 3, Lookup Table (3.1 is a training puzzle, ``training_checks``).
 
-Checked puzzles: 3.2 (untied lookup by concatenation), 3.6 (a better untied
-construction), 3.7 (lookup on a PostLN transformer) and 3.11 (a table that no
-one-layer hash construction can hold).  3.1 is a training experiment; the rest
-are reflection prompts answered in the solutions notebook.
-
-Cases: each checker first runs the one table the exercises notebook shows
-(``VISIBLE_3_2``, ``VISIBLE_3_6``, ``VISIBLE_3_7``); every other table is drawn
-afresh for each check from a new seed, which a NOT YET names
-(``lookup_case(n_entries, key_len, vocab_size, seed)`` rebuilds it), and so are
-the prefixes the keys are asked behind, the base query and the tokens of the
-structure probe of 3.2 and the rng seeds of 3.6.  Keys are asked behind
-prefixes of every length the block allows (random, and cut from other keys), so
-a program that only works at one place in the block fails.  The least size
-asked for in 3.11 is stored as a salted digest.
+Each checker first runs the table the exercises notebook shows (``VISIBLE_3_2``, ...);
+every other table is drawn from a new seed, which a NOT YET names (``lookup_case`` rebuilds
+it), and so are the prefixes, the probe of 3.2 and the rng seeds of 3.6.  Keys are asked
+behind prefixes of every length the block allows (random, and cut from other keys).  The
+least size asked for in 3.11 is stored as a salted digest.
 """
 import numpy as np
 
@@ -110,13 +101,9 @@ PROBE_TOKENS = 40   # tokens tried at each key position, drawn afresh from the w
 def key_position_overlap(params, key, prefix, tokens):
     """How much two key positions share directions of the last position's final stream.
 
-    For each key position p, the token there is replaced by each of ``tokens``
-    (the rest of the query ``prefix + key`` fixed); the changes of the final
-    stream span a subspace U_p.  Returns ``(cosine, p, q)``: the largest cosine
-    of an angle between U_p and U_q over all pairs, 0 when they are orthogonal
-    (concatenation: each position has dimensions of its own) and far from 0 when
-    a hash sums the positions into shared dimensions (random subspaces of k
-    dimensions in d dimensions meet at cosines near 2 sqrt(k / d)).
+    Replacing the token at key position p of ``prefix + key`` by each of ``tokens`` moves
+    the final stream within a subspace U_p; returns ``(cosine, p, q)``, the largest cosine
+    between U_p and U_q: 0 for concatenation, far from 0 when a hash sums the positions.
     """
     base = np.concatenate([prefix, key]).astype(np.int64)
     tokens = np.asarray(tokens, dtype=np.int64)
@@ -278,12 +265,9 @@ def check_3_7(build):
 def additive_separable(ks, vs, vocab_size, margin=1.0):
     """Is there a score ``sum_p A_p[v, k_p]`` that ranks every key's value first by ``margin``?
 
-    The tied and untied constructions of Chapter 3 can only produce such scores
-    (the logit of v is linear in the hash, and the hash is a sum over key
-    positions), so an infeasible table defeats them at every width.  Solved as
-    a linear-programming feasibility problem with ``scipy.optimize.linprog``;
-    scipy is imported here, lazily, because it is not a runtime dependency.
-    Returns True (separable) or False.
+    Chapter 3's constructions can only produce such scores, so an infeasible table defeats
+    them at every width.  An LP feasibility problem (``scipy.optimize.linprog``, imported
+    lazily: scipy is not a runtime dependency); True when separable.
     """
     from scipy.optimize import linprog
     ks, vs = np.asarray(ks), np.asarray(vs)

@@ -1,13 +1,12 @@
 """Checkers for Chapter 4, Search.
 
-Program answers are builders ``build(vocab_size, block_size, prefix_len) -> params``, run at
-a few sizes; the last prediction (``last_token_argmax``) must be ``search_reference``'s.  An
-input is *defined* when its query (the last ``prefix_len`` tokens) occurs exactly once earlier
-and shares no token with the first ``prefix_len`` tokens (positions without a full key never
-matter).  Every check draws its inputs afresh (``search_inputs`` with a new seed): random ones
-of several lengths, hand-placed boundary ones, and sweeps of every token in every place of the
-query and of the match at every position.  A failure names the seed and the input's index,
-and what the program answered, never the expected token.
+Builders ``build(vocab_size, block_size, prefix_len) -> params`` run at a few sizes; the last
+prediction must be ``search_reference``'s on *defined* inputs (the query, the last
+``prefix_len`` tokens, occurs once earlier and shares no token with the first ``prefix_len``).
+Each check draws ``search_inputs`` from a new seed: random inputs of several lengths,
+hand-placed boundary ones, and sweeps of every token in every place of the query and of the
+match at every position.  A failure names the seed, the input's index and what the program
+answered, never the expected token.
 """
 import numpy as np
 
@@ -147,21 +146,19 @@ def _judge(params, sizes, n_random, need=1.0, post_ln=False, adversarial=True):
         got[idx] = toolkit.run_program(lambda: last_token_argmax(X, params, post_ln=post_ln),
                                        on=f'inputs of {length} tokens')
     want = np.array([search_reference(x, sizes[2]) for _, x in cases])
-    everything = np.ones(len(cases), dtype=bool)       # one pool: the share is over all inputs
-    for family, name in ((everything, 'random and hand-placed inputs'),):
-        bad = np.flatnonzero((got != want) & family)
-        if len(bad) > (1 - need) * family.sum():
-            i, L = int(bad[0]), sizes[2]
-            label, x = cases[i]
-            where = next(s for s in range(len(x) - L) if list(x[s:s + L]) == list(x[-L:]))
-            share = '' if need == 1 else (f'{1 - len(bad) / family.sum():.1%} of this check\'s '
-                                          f'{family.sum()} {name} right, needed {need:.0%}; one '
-                                          f'it missed: ')
-            rebuild = f'{seed}, {sizes}, {n_random}{"" if adversarial else ", adversarial=False"}'
-            raise toolkit.wrong(f'{sizes}: {share}input {i} of ch04.search_inputs({rebuild}) '
-                                f'({label}, query {x[-L:].tolist()})', int(got[i]),
-                                f'its earlier copy is at position {where}, and the answer is '
-                                f'the token right after that copy', x.tolist())
+    bad = np.flatnonzero(got != want)               # one pool: the share is over all inputs
+    if len(bad) > (1 - need) * len(cases):
+        i, L = int(bad[0]), sizes[2]
+        label, x = cases[i]
+        where = next(s for s in range(len(x) - L) if list(x[s:s + L]) == list(x[-L:]))
+        share = '' if need == 1 else (f'{1 - len(bad) / len(cases):.1%} of this check\'s '
+                                      f'{len(cases)} random and hand-placed inputs right, needed '
+                                      f'{need:.0%}; one it missed: ')
+        rebuild = f'{seed}, {sizes}, {n_random}{"" if adversarial else ", adversarial=False"}'
+        raise toolkit.wrong(f'{sizes}: {share}input {i} of ch04.search_inputs({rebuild}) '
+                            f'({label}, query {x[-L:].tolist()})', int(got[i]),
+                            f'its earlier copy is at position {where}, and the answer is the '
+                            f'token right after that copy', x.tolist())
 
 
 SWEEP = ('random inputs of full and shorter length, the match at both ends, repeated and '
@@ -239,11 +236,6 @@ def _prompt(make_prompt, ks, vs, key, vocab, name):
     return prompt, L
 
 
-def _common_prefix(rows):
-    n = min(len(r) for r in rows)
-    return next((i for i in range(n) if len({r[i] for r in rows}) > 1), n)
-
-
 def _lookups(make_prompt, name, ks, vs, vocab, rng, visible):
     """Every key of one table, with its values as given, shifted by one, redrawn and all
     equal; the part of the prompts that changes from key to key, and prefix_len, must not
@@ -265,7 +257,8 @@ def _lookups(make_prompt, name, ks, vs, vocab, rng, visible):
                     raise Finding(f'{on} answered {got}; expected the value {want}', prompt)
                 raise toolkit.wrong(on, got, 'Search answers the token after the one earlier '
                                     'copy of the last prefix_len tokens', prompt)
-        start = _common_prefix([p for p, _ in prompts])
+        n = min(len(p) for p, _ in prompts)            # the part shared by every prompt
+        start = next((i for i in range(n) if len({p[i] for p, _ in prompts}) > 1), n)
         signature = [(p[start:], L) for p, L in prompts]
         first = first or signature
         if signature != first:

@@ -1,14 +1,11 @@
 """Checkers for the puzzles of Chapter 5, Min, Max and Sort.
 
-A Sort answer must print the sorted numbers by greedy decoding, judged in one teacher-forced
-pass per group of inputs; the first step that does not predict the next token is where greedy
-decoding goes wrong.  Each checker tries the *visible* cases of ``visible_cases(id)`` (a failure
-shows the expected token) and *hidden* ones drawn afresh on every check (a failure names the
-input, the step and what the program printed).  Sort inputs end with the terminator 0; in 5.7
-tokens 0-9 are digits, ``COMMA = 10`` separates numbers and ``END = 11`` closes the list, so
-42, 7, 100 is ``[4, 2, 10, 7, 10, 1, 0, 0, 11]`` and its answer ``[7, 10, 4, 2, 10, 1, 0, 0, 11]``.
-The package's own Sorts of Chapter 12 (``taotp.sort``) are recognised by the shape of their
-token table and refused.
+A Sort answer must print the sorted numbers by greedy decoding (judged teacher-forced: the
+first wrong step is where greedy decoding goes wrong), on the *visible* cases of
+``visible_cases(id)`` (a failure shows the expected token) and on *hidden* ones drawn afresh.
+Inputs end with the terminator 0; in 5.7 tokens 0-9 are digits, ``COMMA = 10`` and ``END =
+11``: 42, 7, 100 is ``[4, 2, 10, 7, 10, 1, 0, 0, 11]``.  The package's own Sorts of Chapter
+12 are recognised by the shape of their token table and refused.
 """
 import numpy as np
 

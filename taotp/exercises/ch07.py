@@ -138,11 +138,9 @@ def check_7_7(window_matrix):
 # ---------------------------------------------------------------- 7.8
 
 def folded_distinguishability(q, d):
-    """Definition 7.6 for ``uniform_rotation_embedding(q, d)`` without the q x q table.
-
-    The angles are multiples of 2 pi / n (n = d / 2), so row i + n equals row i and E_i . E_j
-    depends only on (i - j) mod n: position i sees each difference t as often as there are
-    j < q with j = i - t (mod n)."""
+    """Definition 7.6 for ``uniform_rotation_embedding(q, d)`` without the q x q table: rows
+    repeat with period n = d / 2, so position i sees each difference t (mod n) as often as
+    there are j < q with j = i - t (mod n)."""
     n = d // 2
     first = uniform_rotation_embedding(min(q, n), d)
     gram = first @ first[0]                     # E_t . E_0 for t = 0..min(q, n) - 1

@@ -1,16 +1,11 @@
 """Checkers for Chapter 8, the TAOTP interpreter.
 
-* 8.3 (quiz): what does the Fig. 8.3 listing compute?  A letter of ``CHOICES_8_3`` or a
-  function ``f(tokens) -> next token``, judged against the program at full precision (the
-  two-decimal listing, equal to ``build_min_transformer(20, 8)``; the printed one-decimal
-  weights are wrong on about a third of inputs), run by the judge on ``prompts_8_3``.
-* 8.4: a loader ``my_compile(text) -> params`` for compact programs (default layer norms,
-  no ``layers`` key, ``block_size`` for ``pos_emb``, no ``out_emb``, the printed
-  ``"M2": []``) that refuses malformed texts and never executes the text; the package's
-  loader (``LOADER_PARTS``) is switched off where it runs.
-
-Cases are partly drawn afresh on every check; messages name the input and what the
-answer gave, never the expected value.
+8.3: a letter of ``CHOICES_8_3`` or a function ``f(tokens) -> next token``, judged on
+``prompts_8_3`` against the Fig. 8.3 program at full precision (the two-decimal listing;
+the printed one-decimal weights are wrong on about a third of inputs).  8.4: a loader
+``my_compile(text) -> params`` for compact programs that refuses malformed texts and never
+executes the text; the package's loader (``LOADER_PARTS``) is switched off.  Cases are
+partly drawn afresh; messages never show the expected value.
 """
 import itertools
 import json
@@ -189,12 +184,9 @@ def _table(rng, shape):
 
 
 def _random_program(rng):
-    """(compact text, full params): a random small program and a text that omits defaults.
-
-    Each default the text may leave out (layer norms, ``out_emb`` when tied, ``pos_emb``
-    when zero, ``layers`` when empty) is left out half the time; numbers are ints or floats
-    of any length; an MLP of width 0 is written as the book writes it (``"M2": []``).
-    """
+    """(compact text, full params) of a random small program: each default (layer norms, a
+    tied ``out_emb``, a zero ``pos_emb``, no layers) is left out half the time; numbers are
+    ints or floats of any length; an MLP of width 0 is written ``"M2": []``."""
     d, vocab, block = (int(rng.integers(1, 5)), int(rng.integers(1, 6)), int(rng.integers(1, 6)))
 
     def put(text, params, key, shape):

@@ -1,12 +1,11 @@
 """Checkers for Chapter 10, Selective Induction Heads.
 
-10.2, 10.3, 10.4 and 10.6 hand in blocks of the paper's disentangled transformer
-(``taotp.selective``), run beside the reference construction in the judge.  Each function
-puzzle tries one visible case (the chapter's example, or the case its statement names),
-then cases drawn from a fresh seed; a message names a drawn case as ``c`` of
-``ch10.<name>_cases(seed)``, which rebuilds it, and shows what the answer gave, never what
-was due.  The package functions that answer a puzzle are switched off where the answer
-runs (``refuse``).  10.5 is data: its design is judged as given, its letter by a digest.
+10.2, 10.3, 10.4 and 10.6 hand in blocks of the paper's disentangled transformer, run beside
+the reference construction.  Each puzzle tries one visible case (the chapter's example),
+then cases drawn from a fresh seed, named as case ``c`` of ``ch10.<name>_cases(seed)``
+(which rebuilds it); a message never shows what was due.  The package functions that answer
+a puzzle are switched off (``refuse``).  10.5's design is judged as given, its letter by a
+digest.
 """
 import itertools
 

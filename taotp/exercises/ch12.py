@@ -1,13 +1,10 @@
 """Checkers for Chapter 12, Records: beat a record.
 
-Each puzzle runs a program for one row of the chapter's table (for the lookup table, the
-programs of a builder) in the judge, on the inputs its record is verified on plus inputs
-drawn afresh on every check (``toolkit.fresh_rng``), and compares its size with the
-record's, rebuilt from the package.  PASS needs a correct program no larger than the record
-(a tie counts) and says by how much it beats it; NOT YET names the first input that broke
-and what the program gave, or the program's size beside the record's.  Sizes are the book's
-census (``count_params`` / ``count_non0_params``: layer norms not counted, an untied
-``out_emb`` counted), so every layer norm must stay at gamma = 1, beta = 0.
+Each puzzle runs a program for one row of the chapter's table on the inputs its record is
+verified on plus inputs drawn afresh, and compares its size with the record's, rebuilt from
+the package: PASS needs a correct program no larger than the record (a tie counts).  Sizes
+are the book's census (layer norms not counted, an untied ``out_emb`` counted), so every
+layer norm must stay at gamma = 1, beta = 0.
 """
 import functools
 

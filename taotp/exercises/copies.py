@@ -1,22 +1,13 @@
 """Recognise a copy of a switched-off package function, in an answer's bytes or in code
 an answer makes while it runs.
 
-A function's code is compared as the sequence of its instructions' names (what
-``dis`` shows, without the inline caches and no-ops), so constants, local names,
-comments, docstrings, line numbers and the way a global is reached do not matter.
-Two sequences that agree in at least ``SIMILAR`` of their instructions (difflib's
-ratio) are the same code: a copy with a few lines edited, added or removed is still
-a copy, while two functions written independently for the same job differ in far
-more than that.  Code of fewer than ``MIN_OPS`` instructions is not compared (a short
-wrapper is too easily written independently), nor is anonymous code (``<genexpr>``,
-``<lambda>``, comprehensions: an idiom has the same instructions wherever it is
-written).
-
-The judge reads an answer's bytes with ``pickletools`` (which executes nothing):
-cloudpickle sends each function with its code's bytes.  The worker checks, through
-its audit hook, every code object compiled, built, unmarshalled or executed after
-the answer starts (``code_copy``), so package source sent as text and compiled in
-the worker is caught too.
+Code is compared as the sequence of its instructions' names (no inline caches or
+no-ops), so constants, names, comments and line numbers do not matter; sequences that
+agree in at least ``SIMILAR`` of their instructions (difflib's ratio) are the same code,
+a copy with a few lines edited still.  Code of fewer than ``MIN_OPS`` instructions and
+anonymous code (lambdas, comprehensions: idioms) is not compared.  The judge reads an
+answer's bytes with ``pickletools`` (which executes nothing); the worker's audit hook
+checks every code object compiled, built, unmarshalled or run after the answer starts.
 """
 import difflib
 import dis
@@ -70,7 +61,8 @@ def _codes(obj, seen=None):
     return found
 
 
-def _resolve(dotted):
+def resolve(dotted):
+    """The object a dotted name such as ``taotp.decoding.decode`` names."""
     parts = dotted.split('.')
     for i in range(len(parts), 0, -1):
         try:
@@ -88,7 +80,7 @@ def fingerprints(names):
     """((instruction names, switched-off name), ...) for the named functions' code."""
     table = []
     for name in names:
-        for code in _codes(_resolve(name)):
+        for code in _codes(resolve(name)):
             ops = instructions(code.co_code)
             if ops is not None and not code.co_name.startswith('<'):
                 table.append((ops, name))

@@ -1,21 +1,12 @@
 """The judge: the process that runs the checkers, where no reader's code ever runs.
 
-``check()`` in the reader's kernel starts one judge per kernel
-(``python -m taotp.exercises.judge``) and sends it each answer as cloudpickle
-bytes, which the judge never unpickles.  For each check the judge
-
-1. refuses an answer whose bytes carry a copy of the code of a function the
-   puzzle switches off (``copies``);
-2. forks a fresh worker from its zygote (``worker``), hands it the bytes and
-   the puzzle's policy, and gets back the answer as plain data, with a
-   ``Remote`` for each callable;
-3. runs the checker body on that data: the body draws its hidden cases,
-   calls the answer through the worker, computes the expected values itself
-   and decides; every call has a time limit and the whole check a budget;
-4. kills the worker and sends the verdict (plain text and numbers) back.
-
-Messages from the kernel and from the worker are both read with
-``wire.loads`` (no globals), so neither can make the judge run code.
+``check()`` starts one judge per kernel (``python -m taotp.exercises.judge``) and sends
+it each answer as cloudpickle bytes, which the judge never unpickles.  For each check the
+judge refuses bytes that carry a copy of a switched-off function (``copies``), forks a
+fresh worker (``worker``) that loads the answer and sends it back as plain data (a
+``Remote`` for each callable), runs the checker body on that data (every call with a time
+limit, the whole check within a budget), kills the worker and sends the verdict back.
+Messages are read with ``wire.loads`` (no globals), so none can make the judge run code.
 """
 import os
 import select
@@ -121,13 +112,8 @@ class Worker:
         self.channel, self.pid, self.process, self.dead = channel, pid, process, False
 
     def cpu_seconds(self):
-        """CPU time of the worker so far (Linux), else None.
-
-        ``stat`` counts every thread the worker ever ran, ended ones included, in clock
-        ticks (usually 10 ms); ``schedstat`` is exact (nanoseconds) but only for the threads
-        alive now.  The larger of the two is taken, so work hidden in a thread that ended
-        before the reading still counts.
-        """
+        """CPU time of the worker so far (Linux), else None: the larger of ``stat`` (every
+        thread ever run, in clock ticks) and ``schedstat`` (exact, only live threads)."""
         readings = []
         try:
             tasks = os.listdir(f'/proc/{self.pid}/task')
@@ -164,13 +150,9 @@ class Worker:
 # ----------------------------------------------------------------------------- one check
 
 class Session:
-    """One answer in one worker, for the length of one check.
-
-    ``answer`` is the submission as plain data (``Remote`` for its callables).
-    ``call`` runs one of its callables with a time limit, within the deadline
-    of the whole check, and records the worker's CPU time and the wall time of
-    that call (``last_cpu``, ``last_wall``).
-    """
+    """One answer in one worker, for one check: ``call`` runs one of its callables within a
+    time limit and the check's deadline, and records its CPU and wall time (``last_cpu``,
+    ``last_wall``)."""
 
     def __init__(self, worker, deadline, call_seconds=CALL_SECONDS):
         self.worker, self.deadline, self.call_seconds = worker, deadline, call_seconds

@@ -49,13 +49,9 @@ BUDGET = 30   # seconds a check may take in all, by default
 
 
 def checker(puzzle_id, budget=BUDGET):
-    """Mark a function as the checker body of ``puzzle_id``, run by the judge.
-
-    The body receives the submission as plain data (``toolkit``), returns
-    ``Passed(scope)`` on success or raises ``Finding(message, counterexample)``;
-    anything else it raises is reported as a finding too.  The whole check
-    runs within ``budget`` seconds, which the PASS line states.
-    """
+    """Mark a function as the checker body of ``puzzle_id``: given the submission as plain
+    data, it returns ``Passed(scope)`` or raises ``Finding(message, counterexample)`` (any
+    other exception is reported too), all within ``budget`` seconds (stated when it passes)."""
     def mark(body):
         body.puzzle_id, body.budget = puzzle_id, budget
         return body

@@ -1,23 +1,14 @@
 """The operating system's walls around a worker (Linux on x86-64: Colab, CI, most laptops).
 
-The audit hook of ``worker`` is Python code in the answer's own process, so an answer
-that edits it gets past it.  What an answer cannot undo is a seccomp filter: installed
-once, before the answer is unpickled, it makes the kernel refuse, for the rest of the
-worker's life,
-
-* starting programs or processes (``execve``, ``fork``, a ``clone`` that is not a
-  thread; ``clone3`` reports "not implemented", so the C library falls back to
-  ``clone``) and signalling or inspecting other processes (``kill``, ``ptrace``,
-  ``pidfd_*``, ``process_vm_*``);
-* writing anywhere: opening a file for writing, creating, linking, renaming or removing
-  one (so no answer can touch the reader's progress file or the package's sources);
-* new sockets, ``io_uring`` (whose operations seccomp cannot see) and raising its own
-  resource limits.
-
-The worker also drops every capability (a root worker could otherwise read the judge's
-memory) and the judge marks itself not dumpable (``protect_self``), so no process of
-the same user can read the judge's hidden cases.  Elsewhere (macOS, Windows, other
-CPUs) only the audit hook and the resource limits apply; ``installed()`` says which.
+An answer can edit the worker's audit hook (Python code in its own process), not a
+seccomp filter: installed before the answer is unpickled, it makes the kernel refuse
+starting programs or processes (a ``clone`` that is not a thread; ``clone3`` says "not
+implemented", so the C library falls back to ``clone``), signalling or inspecting other
+processes, writing, creating, linking, renaming or removing files, new sockets,
+``io_uring`` (which seccomp cannot see) and raising resource limits.  The worker also
+drops every capability and the judge marks itself not dumpable (``protect_self``), so no
+process of the same user can read the hidden cases.  Elsewhere only the audit hook and
+the resource limits apply; ``install()`` says which.
 """
 import ctypes
 import ctypes.util

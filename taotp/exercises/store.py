@@ -24,11 +24,8 @@ def progress_file():
 
 
 def load():
-    """Puzzle id -> {'solved': date or None, 'latest': 'solved'|'not yet', 'latest_at': date}.
-
-    Reads the first format too (id -> 'solved' / 'not yet'); a missing or broken
-    file is an empty record.
-    """
+    """Puzzle id -> {'solved': date or None, 'latest': 'solved'|'not yet', 'latest_at': date};
+    reads the first format too; a missing or broken file is an empty record."""
     try:
         saved = json.loads(progress_file().read_text())
     except (OSError, ValueError):

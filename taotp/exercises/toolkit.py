@@ -1,23 +1,13 @@
 """The one toolkit every checker body uses (it runs in the judge, on plain data).
 
-A checker body receives the answer as plain data: NumPy arrays, lists,
-tuples, dicts, numbers, strings, and a ``Remote`` for each callable (see
-``wire``).  It
-
-* calls the answer with ``call`` (a time limit per call, the input named in
-  every message) and builds submitted programs with ``built``;
-* reads values with ``array``, ``tokens``, ``program`` and ``budget``, which
-  turn anything malformed into a ``Finding`` that names the field and the rule;
-* draws its hidden cases from ``fresh_rng()`` (new entropy on every call, never
-  from the answer) and reports them with ``wrong``, which names the input and
-  what the answer gave, never the expected value;
-* judges single-valued answers against a salted digest (``digest`` /
-  ``same_digest``) where the answer cannot be computed at check time.
-
-Three rules (the *verdict protocol*) follow from where things run:
-expected values are computed here, after the answer has returned; messages
-about hidden cases never print an expected value; and a budget a puzzle
-states is measured on the plain copy that is then run.
+A checker body gets the answer as plain data (arrays, lists, dicts, numbers, strings, a
+``Remote`` per callable; see ``wire``).  It calls the answer with ``call`` and ``built``,
+reads values with ``array``, ``tokens``, ``program`` and ``budget`` (anything malformed
+becomes a ``Finding`` naming the field and the rule), draws hidden cases from
+``fresh_rng()`` and reports them with ``wrong``, and compares single answers with a salted
+``digest``.  The *verdict protocol*: expected values are computed here, after the answer
+has returned; messages about hidden cases never print an expected value; a stated budget
+is measured on the plain copy that is then run.
 """
 import hashlib
 import json
@@ -34,10 +24,6 @@ from ..params import config, count_non0_params, count_params, param_problems
 from .result import Finding, Passed  # noqa: F401  (re-exported for the chapters)
 from .wire import Opaque, Remote
 
-__all__ = ['Finding', 'Passed', 'call', 'call_many', 'built', 'array', 'tokens', 'program', 'budget',
-           'run_program', 'tokens_many', 'fresh_rng', 'fresh_seed', 'wrong', 'short', 'digest', 'same_digest', 'canonical',
-           'LIMITS', 'time_limit', 'TimeUp']
-
 
 # ----------------------------------------------------------------------------- calling the answer
 
@@ -46,13 +32,9 @@ def _where(on):
 
 
 def call(fn, *args, what='your function', on=None, seconds=None, echo=False, **kwargs):
-    """Call a submitted callable in its worker; every failure becomes a ``Finding``.
-
-    ``seconds`` lowers the per-call limit (never raises it).  Messages name the
-    input ``on`` and, when the answer raised, the line of its own code.  With
-    ``echo=True`` the result is ``(value, args, kwargs)``, the arguments as the
-    call left them (to tell an answer that changes its inputs in place).
-    """
+    """Call a submitted callable in its worker; every failure becomes a ``Finding`` naming
+    the input ``on`` (and the answer's own line that raised).  ``seconds`` lowers the limit;
+    ``echo=True`` returns ``(value, args, kwargs)`` as the call left them."""
     from .judge import AnswerRaised, WorkerTimeout
     if not isinstance(fn, Remote):
         raise Finding(f'expected a function; got {describe(fn)}')

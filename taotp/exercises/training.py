@@ -1,17 +1,11 @@
 """The training puzzles (2.3, 3.1, 5.8, 7.11): their tasks and what their checkers measure.
 
-Each puzzle asks for a transformer *trained* by gradient descent.  This module
-gives, per puzzle, the task as seeded NumPy data (``hello_world_task``,
-``lookup_batch``, ``sort_batch``, ``offset_batch``), the same for training and
-for checking, and what the checkers (``training_checks``) measure on any
-params dict (``measure``: held-out accuracy on visible seeded inputs).  None of
-it needs PyTorch.  ``stored(puzzle_id)`` loads the programs the reference runs
-produced for the solutions notebooks (small ``.npz`` files in ``taotp/data``).
-
-The harnesses that train with PyTorch (``train_hello_world_torch``,
-``train_lookup``, ``train_sorter``, ``train_offset``) and the reference runs
-live in ``taotp.trained.puzzles``; their names are reachable from here too
-(``training.train_lookup``), loaded on first use.
+Per puzzle: the task as seeded NumPy data (``hello_world_task``, ``lookup_batch``,
+``sort_batch``, ``offset_batch``), the same for training and checking, and what the
+checkers (``training_checks``) measure on any params dict (``measure``); no PyTorch
+needed.  ``stored(puzzle_id)`` loads the reference runs' programs (``taotp/data``).  The
+PyTorch harnesses (``train_lookup``, ...) live in ``taotp.trained.puzzles`` and are
+reachable from here too, loaded on first use.
 """
 from pathlib import Path
 
@@ -19,7 +13,7 @@ import numpy as np
 
 from .. import hello_world, lookup, sort
 from ..decoding import decode, decode_batch, last_token_argmax
-from ..params import config, count_non0_params, count_params
+from ..params import config
 
 DATA = Path(__file__).resolve().parent.parent / 'data'
 
@@ -46,15 +40,10 @@ def lookup_table():
 
 
 def lookup_batch(rng, batch=64, ks=None, vs=None, mix_keys=True):
-    """Training rows of ``prefix + key_len`` tokens with keys planted at random places.
-
-    Each row is a stream of keys and random tokens; the target is a key's value at
-    the position where that key ends (-1 elsewhere).  Keys end at every position,
-    follow random tokens and other keys, so every relative offset and the
-    adversarial "prefix cut from other keys" both appear in training.
-    ``mix_keys=False`` plants one key per row behind random tokens only (the
-    naive data set, for comparison).
-    """
+    """Training rows of ``prefix + key_len`` tokens: a stream of keys (ending at every
+    position, behind random tokens and other keys) and random tokens; the target is a key's
+    value where that key ends, -1 elsewhere.  ``mix_keys=False`` plants one key per row
+    behind random tokens only (the naive data set, for comparison)."""
     if ks is None:
         ks, vs = lookup_table()
     l, vocab = ks.shape[1], LOOKUP['vocab_size']
@@ -84,12 +73,8 @@ SORT_N = 28          # numbers 1..27 and the separator 0, as the hand-built Sort
 
 
 def sort_batch(rng, batch=64, n=SORT_N, length=None):
-    """Rows ``prompt + sorted[:-1]`` for one length k (random unless given), targets on the answer.
-
-    A prompt is ``k`` distinct numbers from 1..n-1 then 0; the model must then
-    print them in increasing order.  ``targets`` are -1 on the prompt's numbers
-    and the sorted numbers from the separator on (teacher forcing).
-    """
+    """Rows ``prompt + sorted[:-1]`` for one length k (random unless given): a prompt is k
+    distinct numbers from 1..n-1 then 0; targets are -1 on its numbers, then the sorted ones."""
     k = int(rng.integers(1, n)) if length is None else length
     prompts = sort.random_sort_inputs(n, k, batch, rng=rng)
     answer = np.sort(prompts[:, :-1], axis=1)
@@ -114,14 +99,6 @@ def offset_batch(rng, batch=64, delta=5, block_size=None, vocab_size=None):
 
 
 # ----------------------------------------------------------------------------- measuring results
-# (NumPy only: the checkers and the notebooks use these on any params dict)
-
-def _counts(params):
-    c = config(params)
-    return (f'{c["n_layers"]} layer(s), d_model {c["d_model"]}, '
-            f'{count_params(params)["n_params"]:,} parameters '
-            f'({count_non0_params(params)["n_params"]:,} non-zero)')
-
 
 def hello_world_output(params, message=hello_world.HELLO_WORLD):
     """What greedy decoding from <bos> prints (at most len(message) + 1 symbols), as a string."""
@@ -136,14 +113,10 @@ def _rng(rng, seed):
 
 
 def lookup_accuracy(params, rng=None):
-    """Held-out accuracy on the puzzle's table behind every prefix length 0..10.
-
-    Returns ``{'random': share, 'keys': share, 'leak': w}``: prefixes of random
-    tokens, prefixes cut from other keys (drawn from ``rng``; the checker seeds
-    it from the submission), and the largest attention weight the last position
-    puts on a token before the key (over queries with 10-token prefixes; 0 would
-    prove that prefixes cannot matter).
-    """
+    """Held-out accuracy on the puzzle's table behind every prefix length 0..10:
+    ``{'random': share, 'keys': share, 'leak': w}`` for prefixes of random tokens and cut
+    from other keys (drawn from ``rng``), and the largest attention weight the last position
+    puts before the key (10-token prefixes; 0 would prove that prefixes cannot matter)."""
     from ..trace import trace
     rng = _rng(rng, 3100)
     ks, vs = lookup_table()
@@ -165,16 +138,10 @@ ATTACK_WIDTH = 512   # the bad-prefix search of 3.1 runs on programs up to this 
 
 
 def prefix_attack(params, sweeps=1, rng=None):
-    """Search for 10-token prefixes that make the program answer a key of the table wrong.
-
-    Greedy coordinate search: start from a random prefix per key (``rng``), then, one
-    prefix position at a time, put there the token (of all 50) that most lowers
-    the margin of the right value over the best other one; ``sweeps`` passes.
-    Returns ``{'wrong': keys answered wrong, 'margin': smallest margin found,
-    'query': one failing query (or None)}``, or None for a program wider than
-    ``ATTACK_WIDTH`` (the search would be slow).  Sampling prefixes can only miss
-    such inputs; this search looks for them.
-    """
+    """Greedy search for 10-token prefixes that make the program answer a key wrong: from a
+    random prefix per key, each position in turn takes the token that most lowers the right
+    value's margin (``sweeps`` passes).  ``{'wrong': keys wrong, 'margin': the smallest,
+    'query': one failing query or None}``, or None above ``ATTACK_WIDTH`` (too slow)."""
     from ..model import forward
     if config(params)['d_model'] > ATTACK_WIDTH:
         return None
@@ -203,11 +170,8 @@ def prefix_attack(params, sweeps=1, rng=None):
 
 
 def sort_accuracy(params, per_length=20, n=SORT_N, rng=None):
-    """Share of held-out prompts (``per_length`` of every length 1..n-1) printed exactly sorted.
-
-    Returns ``(share, by_length)`` with ``by_length[k]`` the share at length k; the
-    prompts come from ``rng`` (the checker seeds it from the submission).
-    """
+    """``(share, by_length)`` of held-out prompts from ``rng`` (``per_length`` of every
+    length 1..n-1) printed exactly sorted, overall and at each length k."""
     rng = _rng(rng, 5800)
     by_length = {}
     for k in range(1, n):
@@ -218,11 +182,9 @@ def sort_accuracy(params, per_length=20, n=SORT_N, rng=None):
 
 
 def offset_accuracy(params, delta=5, rows=200, rng=None):
-    """Held-out accuracy of a PostLN model copying the token ``delta`` back, on rows of 64.
-
-    Returns ``{'inside': positions delta..31, 'beyond': positions 32..63, 'all': delta..63}``
-    over ``rows`` rows drawn from ``rng`` (or the ``(tokens, targets)`` of ``offset_batch``).
-    """
+    """Held-out accuracy of a PostLN model copying the token ``delta`` back, on ``rows`` rows
+    of 64 from ``rng`` (or given ``(tokens, targets)``): ``{'inside': positions delta..31,
+    'beyond': 32..63, 'all': delta..63}``."""
     from ..decoding import transformer_batch
     tokens, targets = rows if isinstance(rows, tuple) else offset_batch(_rng(rng, 7110), rows,
                                                                          delta)
@@ -238,12 +200,8 @@ SEEDS = {'3.1': 31, '5.8': 58, '7.11': 711}   # the visible held-out inputs (fre
 
 
 def measure(puzzle_id, answer, rng=None):
-    """What the checker measures on an answer (a params dict; 7.11: the dict of both models).
-
-    ``rng=None`` draws the *visible* held-out inputs (seeded, the same for every
-    answer: the stored facts and the PASS lines use them); the checker also draws
-    as many from fresh entropy, which must pass too.
-    """
+    """What the checker measures on an answer (a params dict; 7.11: the dict of both models);
+    ``rng=None`` draws the *visible* held-out inputs (seeded: the PASS lines report them)."""
     if puzzle_id == '2.3':
         return {'printed': hello_world_output(answer)}
     rng = np.random.default_rng(SEEDS[puzzle_id]) if rng is None else rng
@@ -263,10 +221,8 @@ def _stored_path(puzzle_id, part=''):
 
 
 def stored(puzzle_id, with_facts=False):
-    """The program(s) the reference run produced (no PyTorch needed), and its facts if asked.
-
-    7.11 gives ``{'og': params, 'rotation': params}``; the others one params dict.
-    """
+    """The program(s) the reference run produced (7.11: ``{'og': params, 'rotation':
+    params}``), and its facts if asked; no PyTorch needed."""
     from ..train.store import load_params
     if puzzle_id == '7.11':
         both = {k: load_params(_stored_path(puzzle_id, f'_{k}'), with_meta=True)

@@ -1,12 +1,9 @@
 """Checkers of the training puzzles 2.3, 3.1, 5.8 and 7.11 (tasks and harnesses: ``training``).
 
-Each judges the submitted program on the task, never how it was obtained: a
-program trained with the book's harness, one trained any other way, one built
-by hand and the weights the book itself ships all pass if they do the task, and
-the statements and PASS lines say so.  What is measured: held-out inputs of two
-kinds, the *visible* ones (seeded, the same for every answer; the PASS line
-reports them) and as many drawn from fresh entropy on every check, which must
-meet the same bar.
+Each judges what the submitted program does, never how it was made (trained, built by
+hand, or the weights the book ships), on held-out inputs: the *visible* ones (seeded, the
+same for every answer, reported in the PASS line) and as many drawn afresh, which must meet
+the same bar.
 """
 import numpy as np
 

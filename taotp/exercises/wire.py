@@ -1,16 +1,9 @@
-"""What crosses between the three processes of a check, and how it is read.
+"""What crosses between the kernel, the judge and the worker (see ``judge``), and how.
 
-A check involves three processes (see ``judge``): the reader's kernel, the
-judge that runs the checker, and a worker that runs the answer.  The worker
-is untrusted: whatever it sends is read here as *plain data* and nothing
-else.  It sends values encoded by ``encode`` as a tree of tagged tuples of
-Python's own scalars, strings and bytes; the judge unpickles them with no
-globals allowed at all (``loads``), so no bytes from a worker can make the
-judge run code, and ``decode`` rebuilds the values with a node budget.
-
-Callables cannot cross; they arrive as ``Remote`` handles that call back into
-the worker.  Other objects arrive as ``Opaque`` (their type name and a short
-repr), which any check reads as a wrong type.
+The worker is untrusted: it sends values ``encode``d as a tree of tagged tuples of
+Python's own scalars, strings and bytes, which the judge unpickles with no globals at all
+(``loads``) and rebuilds with a node budget (``decode``).  Callables arrive as ``Remote``
+handles that call back into the worker; other objects as ``Opaque`` (a wrong type).
 """
 import io
 import pickle
@@ -93,12 +86,8 @@ def loads(data):
 # ----------------------------------------------------------------------------- values
 
 class Remote:
-    """A callable of the answer, living in the worker; calling it asks the worker.
-
-    ``name`` is the callable's ``__qualname__`` as the worker read it.  The judge
-    binds ``call`` (see ``judge.Session``); checkers call it through
-    ``toolkit.call``, which adds a time limit and the input's description.
-    """
+    """A callable of the answer, living in the worker (``name``: its ``__qualname__``);
+    checkers call it through ``toolkit.call``."""
 
     def __init__(self, ref, name, session=None):
         self.ref, self.name, self.session = ref, name, session
@@ -121,13 +110,9 @@ class Opaque:
 
 
 def encode(value, callables, _state=None, _depth=0):
-    """``value`` as a tree of tagged tuples (run in the worker, on the answer's values).
-
-    Arrays (any subclass, anything with ``__array__``) become fresh plain arrays;
-    lists, tuples, dicts and sets keep their kind; callables are registered in
-    ``callables`` and sent as a reference.  Reading a value runs the answer's
-    own code, which is why this happens in the worker.
-    """
+    """``value`` as a tree of tagged tuples, run in the worker (reading a value may run the
+    answer's code): array-likes become plain arrays, containers keep their kind, callables
+    are registered in ``callables`` and sent as a reference."""
     state = _state if _state is not None else {'nodes': 0}
     state['nodes'] += 1
     if state['nodes'] > MAX_NODES or _depth > MAX_DEPTH:
@@ -135,14 +120,12 @@ def encode(value, callables, _state=None, _depth=0):
                         f'{MAX_DEPTH} levels')
     if value is None or type(value) in (bool, int, float, complex, str, bytes):
         return value
-    if isinstance(value, bool):
+    if isinstance(value, np.bool_):
         return bool(value)
-    if isinstance(value, (int, np.integer)) and not isinstance(value, np.bool_):
+    if isinstance(value, (int, np.integer)):
         return int(value)
     if isinstance(value, (float, np.floating)):
         return float(value)
-    if isinstance(value, np.bool_):
-        return bool(value)
     if isinstance(value, str):
         return str.__str__(value)
     if isinstance(value, bytes):

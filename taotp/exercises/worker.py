@@ -1,26 +1,13 @@
 """The worker: a process of its own in which a reader's answer runs.
 
-The judge starts one *zygote* per kernel (``python -m taotp.exercises.worker``):
-a fresh interpreter that imports NumPy and the package and then only forks.
-Each check gets a new fork, so every answer starts from the package as it is
-on disk, with none of the reader's threads, patches or variables.  The fork
-
-* limits its own memory (address space) and CPU time, so a blow-up ends it;
-* switches off the package's own answer to the puzzle being checked: each
-  function the puzzle refuses has its code replaced by one that raises
-  ``Refused`` (the original code is gone from the process);
-* on Linux (x86-64), puts the operating system's walls around itself
-  (``sandbox``): no process, no signal, no new socket, no file written, no other
-  process's memory read, whatever the answer does to the Python around it;
-* installs an audit hook, which cannot be removed, refusing what would
-  bring the package's answer back or reach outside: starting processes,
-  sending signals, ``ctypes``, reading the source of the package's loaded
-  modules, and compiling or building code that copies a switched-off function;
-* unpickles the answer (cloudpickle) and serves the judge's calls, sending
-  every value back through ``wire.encode``.
-
-The verdict is made in the judge, from plain data; the judge never runs the
-answer's code and reads the worker's messages without naming any class.
+The judge starts one *zygote* per kernel (``python -m taotp.exercises.worker``), an
+interpreter that imports NumPy and the package and then only forks: every answer starts
+from the package as it is on disk.  Each fork limits its own memory and CPU time,
+replaces the code of each function the puzzle refuses by one raising ``Refused``, puts
+the operating system's walls around itself (``sandbox``, Linux x86-64), installs an
+audit hook (no processes, signals, ``ctypes``, package sources, or code copying a
+switched-off function), then unpickles the answer and serves the judge's calls, sending
+every value back through ``wire.encode``.
 """
 import os
 import signal
@@ -190,10 +177,8 @@ def _reply(channel, reply, output):
 def _describe(exc):
     """(type name, message, [(file, line, function)], formatted traceback) of an exception."""
     frames = [(f.filename, f.lineno or 0, f.name) for f in traceback.extract_tb(exc.__traceback__)]
-    if isinstance(exc, wire.WireError):
-        name = 'a value that cannot be sent back'
-    else:
-        name = type(exc).__name__
+    name = 'a value that cannot be sent back' if isinstance(exc, wire.WireError) else \
+        type(exc).__name__
     text = ''.join(traceback.format_exception(type(exc), exc, exc.__traceback__))
     return name, str(exc)[:2000], frames[-12:], text[-6000:]
 
@@ -252,20 +237,9 @@ def _limit_resources(memory_bytes, cpu_seconds):
             pass
 
 
-# ----------------------------------------------------------------------------- switching a function off
+# ------------------------------------------------------------------------- switching a function off
 
-def _resolve(dotted):
-    import importlib
-    parts = dotted.split('.')
-    for i in range(len(parts), 0, -1):
-        try:
-            obj = importlib.import_module('.'.join(parts[:i]))
-        except ImportError:
-            continue
-        for attr in parts[i:]:
-            obj = getattr(obj, attr)
-        return obj
-    raise ImportError(dotted)
+_resolve = copies.resolve
 
 
 def _refusing_code(name, freevars):
@@ -311,13 +285,9 @@ def _switch_off(dotted):
 # ----------------------------------------------------------------------------- the audit hook
 
 class _Hook:
-    """Refuses, for the rest of the worker's life, what no answer needs (see the module doc).
-
-    Python code in the answer's process, so an answer can edit it; on Linux the
-    operating system's walls (``sandbox``) hold whatever the answer does to it.  It also
-    checks every piece of code compiled, built, unmarshalled or run after the answer
-    starts for a copy of a switched-off function (``copies``).
-    """
+    """Refuses what no answer needs (see the module doc), and code compiled, built,
+    unmarshalled or run that copies a switched-off function; an answer can edit it, not the
+    ``sandbox`` walls."""
 
     DENIED = ('os.fork', 'os.forkpty', 'os.posix_spawn', 'os.exec', 'os.spawn', 'os.system',
               'subprocess.Popen', 'os.kill', 'os.killpg', 'signal.pthread_kill', 'pty.spawn',
