@@ -339,12 +339,17 @@ def past_the_hook(attempt):
     lambda: os.posix_spawn('/bin/true', ['/bin/true'], {}),
     lambda: os.kill(os.getppid(), 0),
     lambda: open(f'/proc/{os.getppid()}/mem', 'rb'),
+    lambda: os.fchmod(os.open(os.environ['TAOTP_PROGRESS'] + '.x', os.O_RDONLY), 0o777),
 ])
 def test_an_answer_that_edits_the_hook_away_still_meets_the_walls(attempt):
     progress = os.environ['TAOTP_PROGRESS']
+    with open(progress + '.x', 'w'):
+        pass
+    os.chmod(progress + '.x', 0o644)
     result = verdict('99.3', past_the_hook(attempt))
     assert 'refused with errno' in result.message, result.message
     assert not os.path.exists(progress + '.forged') and not os.path.exists(progress + '.link')
+    assert os.stat(progress + '.x').st_mode & 0o777 == 0o644
 
 
 def decode_source(*edits):
@@ -361,6 +366,15 @@ def test_an_edited_copy_of_a_switched_off_function_is_recognised():
     scope = dict(vars(taotp.decoding))
     exec(compile(decode_source('unused = 0', 'unused += 1'), '<copy>', 'exec'), scope)
     fails('99.3', scope['my_decode'], 'copy of the code of taotp.decoding.decode')
+
+
+def test_bytecode_sent_as_text_and_rebuilt_under_an_anonymous_name_is_recognised():
+    text = taotp.decoding.decode.__code__.co_code.decode('latin-1')
+
+    def answer():
+        switched_off = taotp.decoding.decode.__code__
+        return switched_off.replace(co_code=text.encode('latin-1'), co_name='<decode>')
+    fails('99.3', answer, 'copy of')
 
 
 def test_a_copy_sent_as_text_and_compiled_in_the_worker_is_recognised():

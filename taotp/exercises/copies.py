@@ -4,10 +4,19 @@ an answer makes while it runs.
 Code is compared as the sequence of its instructions' names (no inline caches or
 no-ops), so constants, names, comments and line numbers do not matter; sequences that
 agree in at least ``SIMILAR`` of their instructions (difflib's ratio) are the same code,
-a copy with a few lines edited still.  Code of fewer than ``MIN_OPS`` instructions and
-anonymous code (lambdas, comprehensions: idioms) is not compared.  The judge reads an
-answer's bytes with ``pickletools`` (which executes nothing); the worker's audit hook
-checks every code object compiled, built, unmarshalled or run after the answer starts.
+a copy with a few lines edited still.  Code of fewer than ``MIN_OPS`` instructions is
+not compared, nor is the package's anonymous code (lambdas, comprehensions: idioms);
+an answer's code is compared whatever its name.  The judge reads an answer's bytes
+(and text, where bytecode may hide) with ``pickletools``, which executes nothing; the
+worker's audit hook checks every code object compiled, built, unmarshalled or run after
+the answer starts.
+
+What this cannot do: the package's source is public, so a reader can retype a
+switched-off function, or transform a copy until a fifth of its instructions differ;
+and an answer can edit the hook (Python in its own process) before it makes code.  Such
+an answer holds working code that does what the puzzle asks, typed or transformed by
+the reader, and the walls (``sandbox``) still hold it.  Copies are recognised when they
+are plain or lightly edited: what a reader tempted to paste one would submit.
 """
 import difflib
 import dis
@@ -103,11 +112,10 @@ def code_copy(code, table):
     """The switched-off name that ``code`` (or code nested in it) copies, or None."""
     if not table:
         return None
-    for inner in _codes(code):
-        if not inner.co_name.startswith('<'):
-            found = match(instructions(inner.co_code), table)
-            if found:
-                return found
+    for inner in _codes(code):                  # whatever its name (any name can be given)
+        found = match(instructions(inner.co_code), table)
+        if found:
+            return found
     return None
 
 
@@ -118,6 +126,8 @@ def refused_copy(answer_bytes, refused):
         return None
     try:
         for _, arg, _ in pickletools.genops(answer_bytes):
+            if isinstance(arg, str):                # bytecode may travel as text
+                arg = arg.encode('latin-1', 'ignore')
             if isinstance(arg, bytes):
                 found = match(instructions(arg), table)
                 if found:

@@ -28,7 +28,12 @@ _X86_64 = {
                  lchown=94, fchownat=260, open_by_handle_at=304, setrlimit=160,
                  prlimit64=302, io_uring_setup=425, io_uring_enter=426,
                  io_uring_register=427, setns=308, unshare=272, mount=165, bpf=321,
-                 userfaultfd=323, perf_event_open=298),
+                 userfaultfd=323, perf_event_open=298, fchmod=91, fchown=93, utime=132,
+                 utimes=235, futimesat=261, utimensat=280, setxattr=188, lsetxattr=189,
+                 fsetxattr=190, removexattr=197, lremovexattr=198, fremovexattr=199,
+                 name_to_handle_at=303, open_tree=428, move_mount=429, fsopen=430,
+                 fsconfig=431, fsmount=432, fspick=433, mount_setattr=442, fchmodat2=452,
+                 setxattrat=463, removexattrat=466),
     'not_implemented': dict(clone3=435, openat2=437),
     'clone': 56, 'open': 2, 'openat': 257, 'capset': 126, 'arch': 0xC000003E,
 }

@@ -335,7 +335,7 @@ class _Hook:
             return None
         if event == 'code.__new__':
             name = args[2] if len(args) > 2 else ''
-            if isinstance(args[0], bytes) and not str(name).startswith('<'):
+            if isinstance(args[0], bytes):          # named or not: any name can be given
                 return copies.match(copies.instructions(args[0]), self.copy_table)
             return None
         code = args[0]
