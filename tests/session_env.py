@@ -7,6 +7,11 @@ kernels that nbval starts inherit the environment set here.
 
 * One BLAS thread: the suite's arrays are small, and on 2 cores a second thread spinning
   next to a notebook kernel made single tests up to 10x slower.
+* Notebook kernels build every figure and player but do not rasterize them
+  (``TAOTP_IMAGES=skip``, see ``taotp.plot``): nbval compares text only, and rasterizing
+  was most of the book's nbval time.  ``tools/run_notebooks.py`` stores real pictures,
+  and the pytest process itself, where the variable is not read, rasterizes what the
+  tests draw (``tests/test_residual.py``, ``tests/test_widgets.py``).
 * Puzzle verdicts of the tests and of the notebooks nbval runs go to a scratch file, never
   to the reader's own progress file.
 * A lazy stand-in for ``rfc3987_syntax``.  nbval and jupytext import nbformat, nbformat
@@ -26,6 +31,7 @@ import types
 for _var in ('OPENBLAS_NUM_THREADS', 'OMP_NUM_THREADS', 'MKL_NUM_THREADS'):
     os.environ.setdefault(_var, '1')
 os.environ['TAOTP_PROGRESS'] = os.path.join(tempfile.mkdtemp(prefix='taotp-'), 'progress.json')
+os.environ['TAOTP_IMAGES'] = 'skip'      # notebook kernels: pictures built, not rasterized
 
 LAZY = 'rfc3987_syntax'
 

@@ -69,7 +69,8 @@ def _run(*args, **kw):
 def _clean_env(**extra):
     """The test's environment without anything that points Python at this checkout."""
     env = {k: v for k, v in os.environ.items()
-           if k not in ('PYTHONPATH', 'VIRTUAL_ENV', 'PYTHONHOME', 'PYTHONSTARTUP')}
+           if k not in ('PYTHONPATH', 'VIRTUAL_ENV', 'PYTHONHOME', 'PYTHONSTARTUP',
+                        'TAOTP_IMAGES')}
     env.update(OPENBLAS_NUM_THREADS='1', OMP_NUM_THREADS='1', MKL_NUM_THREADS='1',
                PIP_DISABLE_PIP_VERSION_CHECK='1', **extra)
     return env

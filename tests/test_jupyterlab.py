@@ -73,6 +73,7 @@ class Lab:
                'JUPYTER_RUNTIME_DIR': str(state / 'runtime'),
                'JUPYTER_CONFIG_DIR': str(state / 'config')}
         env.pop('TAOTP_PROGRESS', None)
+        env.pop('TAOTP_IMAGES', None)                  # a reader's kernel draws its pictures
         env['TAOTP_PROGRESS'] = str(state / 'progress.json')
         args = [str(jupyter), 'lab', '--no-browser', f'--port={self.port}',
                 f'--IdentityProvider.token={TOKEN}', f'--ServerApp.root_dir={self.folder}',

@@ -62,6 +62,17 @@ def test_each_stream_is_stored_as_one_output(path):
 
 
 @pytest.mark.parametrize('path', NOTEBOOKS, ids=IDS)
+def test_stored_pictures_are_real(path):
+    """No stored picture is the 1-pixel stand-in of a kernel that skips images (taotp.plot)."""
+    import base64
+    from taotp.plot import _stand_in
+    stand_in = base64.b64encode(_stand_in()).decode()
+    text = path.read_text()
+    assert stand_in not in text, (f'{path.name} stores a stand-in picture: run '
+                                  f'tools/run_notebooks.py without TAOTP_IMAGES set')
+
+
+@pytest.mark.parametrize('path', NOTEBOOKS, ids=IDS)
 def test_stored_notebook_is_within_its_size_budget(path):
     budget = BUDGET_KB[path.parent.name]
     size = path.stat().st_size / 1000

@@ -13,6 +13,7 @@ JSON), the page loads it and says so next to it, and here
 | file | page | what is stored | cheap part checked by default |
 |---|---|---|---|
 | ``ch03_precision_sweep.json`` | Ch. 3, *Limits* | ``lookup.precision_sweep`` on the page's slice | the 10-entry, vocab-10 row |
+| ``ch03_lookup_1000.json`` | Ch. 3, *Does it work?* | the 1,000-entry, vocab-100 table's fit and its two precisions | the fit's first 10 steps (its loss) |
 | ``ch10_network_kl.json`` | Ch. 10, *KL against sequence length* | the network's mean KL per position over 500 sequences, and its largest gap to the formula | the first 20 sequences |
 """
 import json
@@ -23,6 +24,7 @@ import numpy as np
 import pytest
 
 import taotp
+from taotp.programs import CATALOGUE
 
 DATA = Path(taotp.__file__).parent / 'data'
 WRITE = bool(os.environ.get('TAOTP_WRITE_RECORDS'))
@@ -80,6 +82,64 @@ def test_ch03_the_stored_sweep_is_recomputed():
                       'arguments': SWEEP_ARGUMENTS,
                       'precision': np.where(np.isnan(fresh), None, fresh).tolist()})
     np.testing.assert_allclose(fresh, as_array(stored(SWEEP)['precision']), atol=SWEEP_TOLERANCE)
+
+
+LOOKUP_1000 = 'ch03_lookup_1000.json'
+LOOKUP_ARGUMENTS = {'entries': 1000, 'vocab_size': 100, 'key_len': 5, 'd_model': 33,
+                    'block_size': 15, 'prefix_len': 10, 'seed': [1000, 100, 0]}
+EARLY = 10          # gradient steps the default tier runs (and compares the loss after)
+
+
+def lookup_table_1000(a=LOOKUP_ARGUMENTS):
+    """The page's table and the rng right after drawing it (the fit continues from there)."""
+    rng = np.random.default_rng(a['seed'])
+    ks, vs = taotp.lookup.random_lookup_table(a['entries'], a['key_len'], a['vocab_size'], rng)
+    return ks, vs, rng
+
+
+def early_loss(a=LOOKUP_ARGUMENTS):
+    ks, vs, rng = lookup_table_1000(a)
+    info = taotp.lookup.fit_hashes(ks, vs, a['vocab_size'], a['d_model'] - 3,
+                                   optimization_iters=EARLY, rng=rng, stop_margin=None)[2]
+    return info['loss']
+
+
+def test_ch03_the_stored_1000_entry_row_is_the_pages_case():
+    record = stored(LOOKUP_1000)
+    assert record['arguments'] == LOOKUP_ARGUMENTS
+    book = CATALOGUE['lookup-1000-untrained'].build()        # the page reads its width here
+    assert LOOKUP_ARGUMENTS['d_model'] == taotp.config(book)['d_model']
+    assert 0 < record['iters'] < 5000 and record['accuracy'] == 1.0
+    assert all(0 <= p <= 1 for p in record['precision'])
+
+
+def test_ch03_the_first_steps_of_the_1000_entry_fit_are_recomputed():
+    np.testing.assert_allclose(early_loss(), stored(LOOKUP_1000)[f'loss_after_{EARLY}_steps'],
+                               rtol=1e-9)
+
+
+@pytest.mark.slow
+def test_ch03_the_stored_1000_entry_row_is_recomputed():
+    a = LOOKUP_ARGUMENTS
+    ks, vs, rng = lookup_table_1000(a)              # the page's loop body, for this case
+    E, M, info = taotp.lookup.fit_hashes(ks, vs, a['vocab_size'], a['d_model'] - 3, rng=rng)
+    params = taotp.lookup.wire_lookup_transformer(E, M, a['block_size'])
+    precision = [taotp.lookup.lookup_precision(params, ks, vs, a['prefix_len'], rng),
+                 taotp.lookup.lookup_precision(params, ks, vs, a['prefix_len'], rng, mode='keys')]
+    fresh = {'iters': info['iters'], 'accuracy': info['accuracy'], 'precision': precision,
+             f'loss_after_{EARLY}_steps': early_loss(a)}
+    if WRITE:
+        store(LOOKUP_1000, {'page': 'book/03_lookup_table.py, Does it work?',
+                            'computed_by': 'build_lookup_transformer (fit_hashes, then '
+                                           'wire_lookup_transformer); lookup_precision with random '
+                                           'and with key prefixes',
+                            'recomputed_by': 'tests/test_stored_results.py (slow tier)',
+                            'arguments': a, **fresh})
+    record = stored(LOOKUP_1000)
+    assert record['iters'] == fresh['iters'] and record['accuracy'] == fresh['accuracy']
+    assert record['precision'] == fresh['precision']
+    np.testing.assert_allclose(fresh[f'loss_after_{EARLY}_steps'],
+                               record[f'loss_after_{EARLY}_steps'], rtol=1e-9)
 
 
 # ----------------------------------------------------------------------------- Chapter 10

@@ -82,6 +82,7 @@ def run(script, timeout=600):
     nb.metadata['kernelspec'] = dict(KERNELSPEC)
     with tempfile.TemporaryDirectory() as scratch:   # a fresh puzzle progress file per run
         env = {**os.environ, 'TAOTP_PROGRESS': os.path.join(scratch, 'progress.json')}
+        env.pop('TAOTP_IMAGES', None)                # stored notebooks hold real pictures
         NotebookClient(nb, timeout=timeout, kernel_name='python3',
                        resources={'metadata': {'path': str(script.parent.resolve())}}
                        ).execute(env=env)

@@ -168,35 +168,56 @@ def coupled_ids(tokens, offsets=(1, 1)):
     >>> coupled_ids('$07+08=00>7')
     ([0, 3, 2, 1, 3, 2, 1, 2, 3, 1, 2], [0, 1, 1, 1, 2, 2, 1, 1, 1, 2, 2])
     """
-    s1, s2 = offsets
     chars = list(tokens)
+    ids = _CoupledIds(_first_width(chars), offsets)
+    for c in chars:
+        ids.push(c)
+    return ids.p1, ids.p2
+
+
+def _first_width(chars):
+    """The padded width ``ell``: the digits of the first operand (after a leading ``$``)."""
     ell = 0
     for c in (c for c in chars if c != EOS):
         if not c.isdigit():
             break
         ell += 1
-    p1, p2 = [], []
-    in_query, number, j = True, 0, 0
-    for c in chars:
+    return ell
+
+
+class _CoupledIds:
+    """``coupled_ids`` one token at a time: ``push`` appends the IDs of the next token.
+
+    The IDs of a token depend only on the tokens before it and on ``ell``, so a
+    sequence that grows (greedy decoding) extends its IDs instead of recomputing
+    them, once its first operand is complete.
+    """
+
+    def __init__(self, ell, offsets=(1, 1)):
+        self.ell, (self.s1, self.s2) = ell, offsets
+        self.p1, self.p2 = [], []
+        self.in_query, self.number, self.j = True, 0, 0
+
+    def push(self, c):
+        s1, s2 = self.s1, self.s2
         if c == EOS:
-            p1.append(0)
-            p2.append(0)
+            self.p1.append(0)
+            self.p2.append(0)
         elif c.isdigit():
-            p1.append(s1 + ell - j if in_query else s1 + 1 + j)
-            p2.append(s2 + number)
-            j += 1
+            self.p1.append(s1 + self.ell - self.j if self.in_query else s1 + 1 + self.j)
+            self.p2.append(s2 + self.number)
+            self.j += 1
         elif c in '+=' + SEP:
             if c == '=':
-                in_query, number = False, 0
+                self.in_query, self.number = False, 0
             elif c == SEP:
-                number += 1
-            p1.append(s1)
-            p2.append(s2 + number)
-            number += c == '+'
-            j = 0
+                self.number += 1
+            self.p1.append(s1)
+            self.p2.append(s2 + self.number)
+            self.number += c == '+'
+            self.j = 0
         else:
             raise ValueError(f'coupled_ids: tokens must come from {"".join(VOCAB)}; got {c!r}')
-    return p1, p2
 
 
 def addition_sequence(operands, offsets=(1, 1), ell=None):

@@ -16,10 +16,9 @@ import numpy as np
 
 from ..blocks import (HARDEN, harden as harden_matrix, pos_3d_enc_rotation_matrix,
                       pos_enc_3d_array)
-from ..model import layer_norm
+from ..model import forward, layer_norm
 from ..params import base_layer, base_params, check_numbers, check_size
 from ..residual import Layout
-from ..trace import trace
 from .tables import as_rng, check_table
 from .training import DEFAULT_OPTIMIZATION_ITERS, check_iters, fit_hashes
 
@@ -121,7 +120,9 @@ def build_untied_transformer(ks, vs,  # the table: keys (n, l) and values (n,)
     params = lookup_embeddings(rng.normal(0, 1, (vocab_size, tok_dims)), block_size)
     hashes = rng.normal(0, hash_scale, (prefix_len, tok_dims, tok_dims))
     params['layers'].append(hash_layer(hashes, block_size, harden))
-    last = trace(ks, params).final[:, -1]          # (n, d_model): each key's hash, run by the engine
+    record = []                                    # each key's hash (n, d_model), run by the engine:
+    forward(ks, record=record, logits_at=-1, **params)     # last position only (out_emb is 0)
+    last = record[-1]['final'][:, -1]
     np.add.at(params['out_emb'], vs, last)         # out_emb[v] = sum of its keys' hashes
     return params
 

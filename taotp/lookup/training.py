@@ -83,12 +83,15 @@ def loss_and_grad(E, M, k, v, y=None):
     return _loss_grad(E, M, k, v, z, cache)
 
 
-def _loss_grad(E, M, k, v, z, cache):
+def _loss_grad(E, M, k, v, z, cache, plan=None):
     x, c, mean, root, sigma, normed, D = cache
     rows = np.arange(len(z))
-    lse = logsumexp(z)                                         # (n, 1)
+    top = np.max(z, axis=1, keepdims=True)
+    dz = np.exp(z - top)                                       # one exp for both the
+    total = np.sum(dz, axis=1, keepdims=True)
+    lse = np.log(total) + top                                  # logsumexp (n, 1) and
     loss = float(np.sum(lse[:, 0] - z[rows, v]))
-    dz = np.exp(z - lse)                                       # softmax ...
+    dz /= total                                                # softmax ...
     dz[rows, v] -= 1                                           # ... minus the one-hot target
     g = dz @ E                                                 # dL/d(normed tok block)
     # normed = c / sigma, sigma = sqrt(var) + eps; the pos block's normed value
@@ -105,16 +108,25 @@ def _loss_grad(E, M, k, v, z, cache):
     dM = (x.reshape(n, l * t).T @ dh).reshape(l, t, t)
     dE = dz.T @ normed                                         # E as the output embedding
     dx = (dh @ M.reshape(l * t, t).T).reshape(n, l, t)        # E as the input embedding
-    _scatter_add(dE, k.ravel(), dx.reshape(n * l, t))
+    _scatter_add(dE, k.ravel(), dx.reshape(n * l, t), plan)
     return loss, (dM, dE)
 
 
-def _scatter_add(target, index, rows):
-    """``target[index[i]] += rows[i]`` for repeated indices (a faster ``np.add.at``)."""
+def _scatter_plan(index):
+    """What ``_scatter_add`` needs of ``index``: the sort order, the run starts, their ids."""
     order = np.argsort(index, kind='stable')
     index = index[order]
     starts = np.flatnonzero(np.r_[True, index[1:] != index[:-1]])
-    target[index[starts]] += np.add.reduceat(rows[order], starts, axis=0)
+    return order, starts, index[starts]
+
+
+def _scatter_add(target, index, rows, plan=None):
+    """``target[index[i]] += rows[i]`` for repeated indices (a faster ``np.add.at``).
+
+    ``plan`` is ``_scatter_plan(index)``, computed once when the same index repeats.
+    """
+    order, starts, ids = _scatter_plan(index) if plan is None else plan
+    target[ids] += np.add.reduceat(rows[order], starts, axis=0)
 
 
 def _margin(z, v):
@@ -145,6 +157,7 @@ def optimize(E, M, ks, vs, iters, lr=1e-3, progress=None, progress_every=100, st
         the table, and the ``losses`` seen every ``progress_every`` steps.
     """
     ks, vs = np.asarray(ks), np.asarray(vs)
+    plan = _scatter_plan(ks.ravel())            # the keys never change: sort them once
     losses = []
     step = 0
     while True:
@@ -156,7 +169,7 @@ def optimize(E, M, ks, vs, iters, lr=1e-3, progress=None, progress_every=100, st
             loss = float(np.sum(logsumexp(z)[:, 0] - z[np.arange(len(z)), vs]))
             losses.append(loss)
             break
-        loss, (dM, dE) = _loss_grad(E, M, ks, vs, z, cache)
+        loss, (dM, dE) = _loss_grad(E, M, ks, vs, z, cache, plan)
         E -= lr * dE
         M -= lr * dM
         if step % progress_every == 0:

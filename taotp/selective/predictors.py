@@ -93,9 +93,10 @@ def candidate_rows(P, lags, tokens):
 def mix(P, lags, tokens, weights):
     """``(..., T, S)``: candidate rows mixed by lag ``weights`` (..., T, K); warm-up rows ``pi``."""
     P, lags, tokens = _prep(P, lags, tokens, 'mix')
-    kmax = lags[-1]
-    rows = candidate_rows(P, lags, tokens)
-    out = np.einsum('...k,...ks->...s', weights[..., kmax - 1:, :], rows[..., kmax - 1:, :, :])
+    kmax, T = lags[-1], tokens.shape[-1]
+    out = 0.0
+    for c, k in enumerate(lags):     # row t >= kmax - 1: weight c on candidate P[x_{t+1-k}]
+        out = out + weights[..., kmax - 1:, c, None] * P[tokens[..., kmax - k:T - k + 1]]
     early = np.broadcast_to(stationary(P), tokens.shape[:-1] + (kmax - 1, len(P)))
     return np.concatenate([early, out], axis=-2)
 
