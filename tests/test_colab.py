@@ -52,6 +52,7 @@ COLAB_STACK = {
     'traitlets': '5.7.1',
     'jupyter-client': '6.1.12',
     'notebook': '6.5.7',
+    'cloudpickle': '3.1.1',      # check() sends answers to the judge with it
 }
 BOOK = sorted((ROOT / 'book').glob('*.ipynb'))
 RUNTIME = ARTEFACTS / 'colab-runtime'
