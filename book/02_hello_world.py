@@ -245,7 +245,7 @@ for kind in ('message', 'ascii'):
     p, tk = taotp.build_hello_world_transformer('Hello World!', kind)
     total, non0 = taotp.count_params(p), taotp.count_non0_params(p)
     print(f'{kind:>7} tokenizer: {total["n_params"]:>3} parameters (book: {book}); '
-          f'{non0["n_params"]} non-zero   {total}')
+          f'{non0["n_params"]} non-zero\n  {total}')
     assert total['n_params'] == book
 
 # %% [markdown]

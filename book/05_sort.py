@@ -340,8 +340,8 @@ FULL = False
 sort_sizes = range(20, 34) if FULL else range(26, 31)
 last_ok, first_bad = taotp.first_failure(sort_sizes, taotp.sort.sort_errors)
 print(f'Sort, float64: exact up to n = {last_ok}, first failure at n = {first_bad} '
-      f'({taotp.sort.sort_errors(first_bad)} of 50 full permutations wrong)  '
-      f'[book: {book_sort["exact_up_to"]}]')
+      f'[book: {book_sort["exact_up_to"]}]\n'
+      f'  ({taotp.sort.sort_errors(first_bad)} of 50 full permutations wrong)')
 float32_book = [taotp.sort.sort_errors(n, dtype=np.float32) for n in range(3, 29, 5)]
 print(f'Sort, float32, book constants: sizes n = 3, 8, ..., 28 with errors: '
       f'{sum(e > 0 for e in float32_book)} of {len(float32_book)} sizes')
@@ -383,8 +383,8 @@ for dtype, sizes in sweeps.items():
     for largest in (False, True):
         last_ok, first_bad = taotp.first_failure(
             sizes, lambda v: taotp.sort.min_errors(v, dtype=dtype, largest=largest))
-        print(f'{"Max" if largest else "Min"}, {dtype.__name__}, hard inputs, sizes {sizes}: '
-              f'no error up to V = {last_ok:,}, first error at V = {first_bad:,}')
+        print(f'{"Max" if largest else "Min"}, {dtype.__name__}, hard inputs, sizes {sizes}:\n'
+              f'  no error up to V = {last_ok:,}, first error at V = {first_bad:,}')
 uniform = [10000, 30000, 100000, 300000] if FULL else [10000, 30000]
 for v in uniform:
     e64 = taotp.sort.min_errors(v, hard=False, length=63)

@@ -377,7 +377,7 @@ print(f'{"block_size":>10} {"d_model":>8} {"learned pos_emb":>16} {"sinusoidal":
 for q, d in ((64, 128), (256, 256), (256, 1024)):
     print(f'{q:10d} {d:8d} {q * d:16,d} {0:11d}')
 collapsed = np.unique(taotp.layer_norm(taotp.og_embedding(64, 2)).round(4), axis=0)
-print(f'd = 2: after layer norm the 64 positions become {len(collapsed)} distinct vectors, '
+print(f'd = 2: after layer norm the 64 positions become {len(collapsed)} distinct vectors,\n'
       f'so the smallest usable d is 4 (book: 4)')
 
 # %% [markdown]

@@ -255,7 +255,7 @@ taotp.plot.residual(phat, labels=[f'h{h + 1}:{s}' for h in range(3) for s in ran
 # %%
 hand = ex.NETWORK[10.0]
 print('layer-3 scores at query 10 (lag 1, 2, 3) minus lam:',
-      (run['scores'][2][0, 9, [9, 8, 7]] - 500).round(3), ' by hand:', hand['scores'])
+      (run['scores'][2][0, 9, [9, 8, 7]] - 500).round(3), '\n  by hand:', hand['scores'])
 print('weights on keys 10, 9, 8:', run['attn'][2][0, 9, [9, 8, 7]].round(4).tolist(),
       '  by hand:', hand['weights'])
 print('network output at query 10:', run['probs'][-1].round(4), '  by hand:', hand['output'])
@@ -374,7 +374,7 @@ fig
 gap = np.array(stored['gap'])                  # max |network - formula| over the 500 (stored)
 start = network.meta['exact_from']
 print('largest |network - formula| at t = 3..7:', [f'{g:.2f}' for g in gap[2:start - 1]],
-      f'  from t = {start} on: {gap[start - 1:].max():.0e}')
+      f'\n  from t = {start} on: {gap[start - 1:].max():.0e}')
 layer3 = network.run(X[:, :start])['attn'][2][:, 0]        # (500, t, t): the first 8 queries
 evidence = sel.construction_weights(P, lags, X[:, :start], 100.0)
 for t in range(3, start + 1):

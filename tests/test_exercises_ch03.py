@@ -375,8 +375,8 @@ def test_3_patching_the_checker_in_the_kernel_changes_nothing(monkeypatch):
 
 
 def poison_3_6(ks, vs, vocab, block, key_len, tok_dims, rng=None):
-    """Edits, in its own process, everything the old checker kept: the spec, the gain, the
-    book's builder; then answers with an out_emb of zeros."""
+    """Edits, in its own process, everything the old checker kept: its table description, the gain,
+    the book's builder; then answers with an out_emb of zeros."""
     import taotp.exercises.ch03 as mine
     mine.GAIN = -1.0
     mine.SPEC_3_6['runs'] = 0
