@@ -36,10 +36,9 @@ def random_program(rng, vocab, block, d_model, layers, norms='default', scale=1.
         p[key] = scale * rng.normal(size=p[key].shape)
     for n_heads, d_head, d_value, d_ff in layers:
         layer = base_layer(n_heads, d_model, d_ff, d_head)
-        layer['V'] = np.zeros((n_heads, d_model, d_value))
-        layer['P'] = np.zeros((n_heads, d_model, d_value))
         for key in ('Q', 'K', 'V', 'P', 'M1', 'b1', 'M2', 'b2'):
-            layer[key] = scale * rng.normal(size=layer[key].shape)
+            shape = (n_heads, d_model, d_value) if key in ('V', 'P') else layer[key].shape
+            layer[key] = scale * rng.normal(size=shape)
         layer['ln1'], layer['ln2'] = _norm(rng, d_model, norms), _norm(rng, d_model, norms)
         p['layers'].append(layer)
     p['lnf'] = _norm(rng, d_model, norms)
@@ -56,17 +55,20 @@ SCOPE = ('4 random programs drawn afresh (1 to 3 layers, up to 3 heads, a layer 
          'd_value != d_head, d_ff = 0, vector and scalar layer norms)')
 
 
-def case_programs(seed, norms=None, block=24):
-    """The four programs of one check (``SHAPES``, weights from ``seed``); the seed of a
-    failed case is printed in its message."""
+def case_programs(seed, norms=None):
+    """The four programs of one check (``SHAPES``, block 24, weights from ``seed``); the seed
+    of a failed case is printed in its message."""
     rng = np.random.default_rng(seed)
-    return [random_program(rng, vocab, block, d, layers, norms or kind)
+    return [random_program(rng, vocab, 24, d, layers, norms or kind)
             for vocab, d, kind, layers in SHAPES]
 
 
-def _fresh_programs(norms=None, block=24):
+def _fresh_cases(offset, norms=None):
+    """(seed, i, params, rng) for program i of a fresh seed's ``case_programs``; ``rng``,
+    seeded ``[seed, offset + i]``, draws that program's inputs."""
     seed = tk.fresh_seed()
-    return seed, case_programs(seed, norms, block)
+    for i, params in enumerate(case_programs(seed, norms)):
+        yield seed, i, params, np.random.default_rng([seed, offset + i])
 
 
 def _describe(i, params, seed):
@@ -79,6 +81,16 @@ def _first_difference(got, want):
     if len(got) != len(want) and k == min(len(got), len(want)):
         return f'your output has {len(got)} tokens where {len(want)} are due'
     return f'your token at position {k} ({got[k]}) is not the argmax there'
+
+
+def _same_tokens(decoder, on, prompt, params, args, hint='', **options):
+    """``decoder(prompt, params, *args)`` must give the tokens of the naive
+    ``decode(prompt, params, **options)``, computed after the answer returned."""
+    got = tk.tokens(tk.call(decoder, np.array(prompt), params, *args, what='your decode', on=on),
+                    'your decode output')
+    want = decode(prompt, params, cache=False, **options).tolist()
+    if got != want:
+        raise tk.wrong(on, got, _first_difference(got, want) + hint)
 
 
 # ----------------------------------------------------------------------------- 1.3
@@ -151,17 +163,11 @@ REFUSE_1_3 = dict.fromkeys(
 @checker('1.3')
 def check_1_3(decode_fast):
     """``decode_fast(tokens, params, max_steps, eos)``: the naive tokens, each position once."""
-    seed, programs = _fresh_programs()
     cases = 0
-    for i, params in enumerate(programs):
-        rng = np.random.default_rng([seed, i])
+    for seed, i, params, rng in _fresh_cases(0):
         for prompt, steps, eos in _decode_cases(params, rng):
             on = f'{_describe(i, params, seed)}, prompt {prompt}, max_steps {steps}, eos {eos}'
-            got = tk.tokens(tk.call(decode_fast, np.array(prompt), params, steps, eos,
-                                    what='your decode', on=on), 'your decode output')
-            want = decode(prompt, params, max_steps=steps, eos=eos, cache=False).tolist()
-            if got != want:
-                raise tk.wrong(on, got, _first_difference(got, want))
+            _same_tokens(decode_fast, on, prompt, params, (steps, eos), max_steps=steps, eos=eos)
             cases += 1
     steps, yours, cache = _work_run(decode_fast, tk.fresh_rng())
     if yours > WORK_RATIO * cache + 0.05:
@@ -195,10 +201,8 @@ REFUSE_1_4 = {**{f'taotp.model.{name}': 'this puzzle asks you to write the forwa
 @checker('1.4')
 def check_1_4(transformer_at):
     """``transformer_at(tokens, tok_emb, pos_emb, out_emb, layers, lnf)``: the logits, to 1e-9."""
-    seed, programs = _fresh_programs()
     checked = 0
-    for i, params in enumerate(programs):
-        rng = np.random.default_rng([seed, i])
+    for seed, i, params, rng in _fresh_cases(0):
         vocab, block = len(params['tok_emb']), len(params['pos_emb'])
         inputs = [np.array([vocab - 1]), rng.integers(0, vocab, size=block),
                   rng.integers(0, vocab, size=int(rng.integers(2, block))),
@@ -304,13 +308,12 @@ def check_1_6(sample_decode):
                           f'start with the prompt')
         probs = softmax(transformer_batch(runs[:, :-1], params)[:, len(prompt) - 1:]
                         / temperature)
-        drawn = np.eye(vocab)[runs[:, len(prompt):]]                 # (n, steps, vocab)
+        seen = np.eye(vocab)[runs[:, len(prompt):]].mean(0)          # (steps, vocab)
+        rows = [(f'at step {s + 1}', seen[s], probs[:, s].mean(0), per_step) for s in range(steps)]
+        rows.append(('over all steps', seen.mean(0), probs.mean((0, 1)), pooled))
         where = f'at temperature {temperature}, {n} runs of {steps} steps from {prompt}'
-        for label, gap, margin, freq in (
-                [(f'at step {s + 1}', drawn[:, s].mean(0) - probs[:, s].mean(0), per_step,
-                  drawn[:, s].mean(0)) for s in range(steps)]
-                + [('over all steps', drawn.mean((0, 1)) - probs.mean((0, 1)), pooled,
-                    drawn.mean((0, 1)))]):
+        for label, freq, law, margin in rows:
+            gap = freq - law
             v = int(np.argmax(np.abs(gap)))
             if abs(gap[v]) > margin:
                 raise Finding(f'{where} (taotp.exercises.ch01.sampling_program()): {label} '
@@ -336,11 +339,9 @@ REFUSE_1_7 = {'taotp.decoding.decode': 'which already slides the window (decode(
 @checker('1.7')
 def check_1_7(decode_window):
     """``decode_window(tokens, params, n_steps)``: past block_size with a sliding window."""
-    seed, programs = _fresh_programs()
     checked = 0
-    for i, (params, block) in enumerate(zip(programs, BLOCKS_1_7)):
+    for (seed, i, params, rng), block in zip(_fresh_cases(300), BLOCKS_1_7):
         params['pos_emb'] = params['pos_emb'][:block]
-        rng = np.random.default_rng([seed, 300 + i])
         vocab = len(params['tok_emb'])
         cases = [([vocab - 1], 3 * block + 2), (rng.integers(0, vocab, size=block).tolist(), 20),
                  (rng.integers(0, vocab, size=block + 3).tolist(), 2 * block + 1),
@@ -349,12 +350,9 @@ def check_1_7(decode_window):
         for prompt, steps in cases:
             on = (f'{_describe(i, params, seed)} cut to block_size {block}, prompt {prompt}, '
                   f'{steps} steps')
-            got = tk.tokens(tk.call(decode_window, np.array(prompt), params, steps,
-                                    what='your decode', on=on), 'your decode output')
-            want = decode(prompt, params, max_steps=steps, window=True, cache=False).tolist()
-            if got != want:
-                raise tk.wrong(on, got, _first_difference(got, want) + ' over the last '
-                               f'{block} tokens (the prompt and then {steps} new tokens are due)')
+            _same_tokens(decode_window, on, prompt, params, (steps,), f' over the last {block} '
+                         f'tokens (the prompt and then {steps} new tokens are due)',
+                         max_steps=steps, window=True)
             checked += 1
     return Passed(f'{checked} prompts (1 token, a full block, longer than the block, 0 steps) at '
                   f'block sizes 1, 5, 8 and 13 over {SCOPE}; every token is the argmax over the '
@@ -370,9 +368,8 @@ def rotation_fixing_ones(d, rng):
     """A random orthonormal d x d matrix with (1, ..., 1) @ M = (1, ..., 1)."""
     basis = np.linalg.qr(np.column_stack([np.ones(d), rng.normal(size=(d, d - 1))]))[0]
     basis[:, 0] = np.ones(d) / d ** 0.5                    # first column: the all-ones direction
-    rotation = np.linalg.qr(rng.normal(size=(d - 1, d - 1)))[0]
     inner = np.eye(d)
-    inner[1:, 1:] = rotation
+    inner[1:, 1:] = np.linalg.qr(rng.normal(size=(d - 1, d - 1)))[0]   # turns the rest
     return basis @ inner @ basis.T
 
 
@@ -381,10 +378,8 @@ def _matrices(d, rng, program):
     out = [('a random rotation', rotation_fixing_ones(d, rng))]
     if program == 0:
         out.append(('a permutation', np.eye(d)[rng.permutation(d)]))
-        flip = rotation_fixing_ones(d, rng)
-        v = flip[:, 1] - flip[:, 1].mean()                 # a direction orthogonal to the ones
-        v /= np.linalg.norm(v)
-        out.append(('a reflection', np.eye(d) - 2 * np.outer(v, v)))
+        v = _centred(rng.normal(size=d))                   # a direction orthogonal to the ones
+        out.append(('a reflection', np.eye(d) - 2 * np.outer(v, v) / (v @ v)))
     return out
 
 
@@ -407,14 +402,16 @@ def _diagnose(old, new, M, rng, where):
     if _differ(_centred(new['pos_emb']), _centred(old['pos_emb'] @ M)):
         return (f'{where}: pos_emb: position rows are added to the same stream as the token '
                 f'rows, so they must turn with them')
+    layers = list(enumerate(zip(old['layers'], new['layers'])))
+    norms = [(f'layer {i}: {k}', a[k], b[k]) for i, (a, b) in layers for k in ('ln1', 'ln2')]
+    for name, before, after in norms + [('lnf', old['lnf'], new['lnf'])]:
+        if params_difference(before, after) is not None:
+            return (f'{where}: {name} changed from {before} to {after}; layer norm commutes with '
+                    f'M (M keeps lengths and the direction (1, ..., 1)), so gamma and beta stay '
+                    f'as they are')
     X = rng.normal(size=(6, M.shape[0]))                    # residual streams of 6 positions
     Xm, mask = X @ M, causal_mask(6)
-    for i, (a, b) in enumerate(zip(old['layers'], new['layers'])):
-        for key in ('ln1', 'ln2'):
-            if params_difference(a[key], b[key]) is not None:
-                return (f'{where}: layer {i}: {key} changed from {a[key]} to {b[key]}; layer '
-                        f'norm commutes with M (M keeps lengths and the direction (1, ..., 1)), '
-                        f'so gamma and beta stay as they are')
+    for i, (a, b) in layers:
         h, hm = layer_norm(X, **a['ln1']), layer_norm(Xm, **b['ln1'])
         turned, weights = self_attn(hm, b['Q'], b['K'], b['V'], b['P'], mask, True)
         update, weights_before = self_attn(h, a['Q'], a['K'], a['V'], a['P'], mask, True)
@@ -431,9 +428,6 @@ def _diagnose(old, new, M, rng, where):
             return (f'{where}: layer {i}: the MLP\'s update is not the rotated one: M1 reads '
                     f'from the rotated stream, M2 and b2 write into it (b1 lives in the hidden '
                     f'layer, not in the stream)')
-    if params_difference(old['lnf'], new['lnf']) is not None:
-        return (f'{where}: lnf changed from {old["lnf"]} to {new["lnf"]}; layer norm commutes '
-                f'with M, so gamma and beta stay as they are')
     if _differ(layer_norm(Xm, **new['lnf']) @ new['out_emb'].T,
                layer_norm(X, **old['lnf']) @ old['out_emb'].T):
         return (f'{where}: the logits of a rotated stream changed: out_emb compares each '
@@ -444,12 +438,9 @@ def _diagnose(old, new, M, rng, where):
 @checker('1.8')
 def check_1_8(scramble_transformer):
     """``scramble_transformer(tok_emb, pos_emb, out_emb, layers, lnf, M)`` keeps the function."""
-    seed, programs = _fresh_programs(norms='scalar')
     checked, matrices = 0, 0
-    for i, params in enumerate(programs):
-        rng = np.random.default_rng([seed, 400 + i])
-        d = params['tok_emb'].shape[1]
-        for kind, M in _matrices(d, rng, i):
+    for seed, i, params, rng in _fresh_cases(400, norms='scalar'):
+        for kind, M in _matrices(params['tok_emb'].shape[1], rng, i):
             where = f'{_describe(i, params, seed)} (scalar layer norms), M {kind}'
             out, given, _ = tk.call(scramble_transformer, *[params[k] for k in PIECES], M,
                                     what='your scramble_transformer', on=where, echo=True)
@@ -463,11 +454,11 @@ def check_1_8(scramble_transformer):
             if out is None:
                 raise Finding('your scramble_transformer returned None (starter code not filled '
                               'in yet?)')
-            if not isinstance(out, (tuple, list)) or len(out) != 5:
+            listed = isinstance(out, (tuple, list))
+            if not listed or len(out) != 5:
                 raise Finding(f'{where}: expected the 5 rewritten pieces in the input order '
                               f'(tok_emb, pos_emb, out_emb, layers, lnf); got {tk.describe(out)}'
-                              + (f' of length {len(out)}' if isinstance(out, (tuple, list))
-                                 else ''))
+                              f'{f" of length {len(out)}" if listed else ""}')
             new = tk.program(dict(zip(PIECES, out)), what=f'{where}: your scrambled pieces (in '
                              f'the order tok_emb, pos_emb, out_emb, layers, lnf)')
             problem = _diagnose(params, new, M, rng, where)

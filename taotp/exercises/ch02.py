@@ -8,9 +8,11 @@ to 2.6 is stored as a salted digest, never as a number.
 """
 import numpy as np
 
-from .. import hello_world
 from ..decoding import decode, last_token_argmax
-from ..hello_world import HELLO_WORLD, detokenize, hello_world_targets, message_tokenizer
+# 2.3's NumPy harness is the package's (one copy, hand-written gradients), reachable here as
+# ch02.train_hello_world; ``taotp.exercises.training.train_hello_world_torch`` is PyTorch's
+from ..hello_world import (HELLO_WORLD, detokenize, hello_world_loss_and_grad,  # noqa: F401
+                           hello_world_targets, message_tokenizer, train_hello_world)
 from ..params import count_non0_params, count_params
 from . import toolkit
 from .registry import Puzzle, checker
@@ -37,10 +39,7 @@ def _program_and_tokenizer(answer, message):
         tok = {s: given[s] for s in needed}
     else:
         given = tok = message_tokenizer(message)
-    params = toolkit.program(answer)
-    if isinstance(params['pos_emb'], list):
-        raise Finding(f'your params: pos_emb must be one (block_size, d_model) table; got a list '
-                      f'of {len(params["pos_emb"])} tables')
+    params = _one_pos_table(toolkit.program(answer), 'your params')
     vocab = len(params['tok_emb'])
     for s, i in tok.items():
         if not isinstance(i, (int, np.integer)) or isinstance(i, (bool, np.bool_)) \
@@ -48,19 +47,28 @@ def _program_and_tokenizer(answer, message):
             raise Finding(f'your tokenizer maps {s!r} to {i!r}, not an id in 0..{vocab - 1} '
                           f'(rows of tok_emb)')
     tok = {s: int(i) for s, i in tok.items()}
-    names = {s: i for s, i in given.items() if s not in tok}     # other symbols, for messages
     owner = {}
     for s, i in tok.items():
-        if i in owner and {owner[i], s} != {'<bos>', '<eos>'}:
+        if owner.setdefault(i, s) != s and {owner[i], s} != {'<bos>', '<eos>'}:
             raise Finding(f'your tokenizer gives {owner[i]!r} and {s!r} the same id {i}; every '
                           f'symbol of the message needs its own id (only <bos> and <eos> may '
                           f'share one)')
-        owner.setdefault(i, s)
+    names = {s: i for s, i in given.items() if s not in tok}     # other symbols, for messages
     return params, {**tok, **names}
 
 
-def _expect_message(params, tok, message, norm='layer'):
-    """Decode from <bos>; raise a Finding naming the first wrong symbol."""
+def _one_pos_table(params, where):
+    if isinstance(params['pos_emb'], list):
+        raise Finding(f'{where}: pos_emb must be one (block_size, d_model) table; got a list of '
+                      f'{len(params["pos_emb"])} tables')
+    return params
+
+
+def _expect_message(answer, message=HELLO_WORLD, norm='layer', rule=lambda params: None):
+    """The params of ``answer`` once ``rule(params)`` (checked first) finds nothing wrong and
+    decoding from <bos> prints ``message``; else a Finding naming the first wrong symbol."""
+    params, tok = _program_and_tokenizer(answer, message)
+    rule(params)
     want = hello_world_targets(message, tok).tolist()
     start = np.array([tok['<bos>']])
     out = toolkit.run_program(lambda: decode(start, params, max_steps=len(want),
@@ -74,20 +82,21 @@ def _expect_message(params, tok, message, norm='layer'):
             shown = got
         raise Finding(f'decoding from <bos> printed {shown!r}; expected {message!r} then <eos> '
                       f'(first difference at output position {k})', got)
+    return params
 
 
 def _every_entry(answer, ok, rule):
     """Hello World whose every entry of the embeddings and layers is ``ok``: the params."""
-    params, tok = _program_and_tokenizer(answer, HELLO_WORLD)
-    arrays = [(key, params[key]) for key in ('tok_emb', 'pos_emb', 'out_emb')]
-    arrays += [(f'layers[{i}][{key!r}]', layer[key]) for i, layer in enumerate(params['layers'])
-               for key in ('Q', 'K', 'V', 'P', 'M1', 'b1', 'M2', 'b2')]
-    for where, arr in arrays:
-        if arr.size and not np.all(ok(arr)):
-            i = tuple(int(k) for k in np.argwhere(~ok(arr))[0])
-            raise Finding(f'{where}{list(i)} = {arr[i]} {rule}')
-    _expect_message(params, tok, HELLO_WORLD)
-    return params
+    def every_entry_ok(params):
+        layers = enumerate(params['layers'])
+        arrays = [(key, params[key]) for key in ('tok_emb', 'pos_emb', 'out_emb')]
+        arrays += [(f'layers[{i}][{key!r}]', layer[key]) for i, layer in layers
+                   for key in ('Q', 'K', 'V', 'P', 'M1', 'b1', 'M2', 'b2')]
+        for where, arr in arrays:
+            if arr.size and not np.all(ok(arr)):
+                i = tuple(int(k) for k in np.argwhere(~ok(arr))[0])
+                raise Finding(f'{where}{list(i)} = {arr[i]} {rule}')
+    return _expect_message(answer, rule=every_entry_ok)
 
 
 # ----------------------------------------------------------------------------- 2.1 and 2.2
@@ -102,10 +111,8 @@ def _sizes(rng):
 
 def _repeater(build, vocab, name, what, **limits):
     """The builder's program for ``vocab``: validated, 0 layers, within ``limits``."""
-    params = toolkit.built(build, vocab, what=what, on=name, layers=0, **limits)
-    if isinstance(params['pos_emb'], list):
-        raise Finding(f'{name}: pos_emb must be one (block_size, d_model) table; got a list of '
-                      f'{len(params["pos_emb"])} tables')
+    params = _one_pos_table(toolkit.built(build, vocab, what=what, on=name, layers=0, **limits),
+                            name)
     if len(params['tok_emb']) != vocab:
         raise Finding(f'{name}: tok_emb has {len(params["tok_emb"])} rows; expected {vocab}')
     return params
@@ -165,15 +172,11 @@ def check_2_1(build):
 @checker('2.2')
 def check_2_2(answer):
     """``(build_repeater, hello_world)``: <= V non-zeros, and Hello World with <= V + B."""
-    if not (isinstance(answer, (tuple, list)) and len(answer) == 2):
-        raise Finding('expected a pair (your repeater builder, your Hello World params); got '
-                      f'{toolkit.describe(answer)}')
-    build, hello = answer
-    params, tok = _program_and_tokenizer(hello, HELLO_WORLD)
-    _expect_message(params, tok, HELLO_WORLD)
+    build, hello = toolkit.parts(answer, 2, 'expected a pair (your repeater builder, your Hello '
+                                 'World params)')
+    params = _expect_message(hello)
     measured = toolkit.budget(params, what='your Hello World', non_zero=VOCAB + BLOCK)
-    rng = toolkit.fresh_rng()
-    totals = {}
+    rng, totals = toolkit.fresh_rng(), {}
     for vocab, name in _sizes(rng):
         repeater = _repeater(build, vocab, name, 'your repeater builder', non_zero=vocab)
         _repeats_last(repeater, vocab, name, rng)
@@ -187,17 +190,10 @@ def check_2_2(answer):
 
 # ----------------------------------------------------------------------------- 2.3 (harness only)
 
-# The NumPy harness of 2.3 is the package's (one copy): ``taotp.hello_world.train_hello_world``
-# (hand-written gradients); ``taotp.exercises.training.train_hello_world_torch`` is PyTorch's.
-train_hello_world = hello_world.train_hello_world
-hello_world_loss_and_grad = hello_world.hello_world_loss_and_grad
-
-
 def trained_result(answer, message=HELLO_WORLD):
     """Result check for 2.3 (no verdict on size): does it print the message, and how big is it?"""
     try:
-        params, tok = _program_and_tokenizer(answer, message)
-        _expect_message(params, tok, message)
+        params = _expect_message(answer, message)
     except Finding as f:
         return f'does not print {message!r} yet: {f.message}'
     c = count_params(params)
@@ -210,9 +206,7 @@ def trained_result(answer, message=HELLO_WORLD):
 
 def _message_without_positions(answer, message):
     """Shared by 2.4 and 2.5: an all-zero pos_emb, and decoding prints ``message``."""
-    params, tok = _program_and_tokenizer(answer, message)
-    _zero_pos(params)
-    _expect_message(params, tok, message)
+    params = _expect_message(answer, message, rule=_zero_pos)
     return Passed(f'pos_emb is all zero and decoding from <bos> prints {message!r} then <eos> '
                   f'({len(params["layers"])} layer(s), {count_params(params)["n_params"]:,} '
                   f'parameters)')
@@ -253,19 +247,17 @@ HINT_2_6 = (f'count the entries of tok_emb and pos_emb (out_emb is tied, layer n
 def check_2_6(answer):
     """The parameter count of Hello World under RMSNorm (a number), or such a program."""
     if isinstance(answer, (dict, tuple, list)):
-        params, tok = _program_and_tokenizer(answer, HELLO_WORLD)
-        _expect_message(params, tok, HELLO_WORLD, norm='rms')
+        params = _expect_message(answer, norm='rms')
         n = count_params(params)['n_params']
-        vocab, d = params['tok_emb'].shape
+        (vocab, d), block = params['tok_emb'].shape, len(params['pos_emb'])
         if not toolkit.same_digest('2.6', n, DIGEST_2_6):
             shape = (f'the question counts with the message tokenizer ({VOCAB} symbols, '
-                     f'{BLOCK} positions)' if (vocab, len(params['pos_emb'])) != (VOCAB, BLOCK)
+                     f'{BLOCK} positions)' if (vocab, block) != (VOCAB, BLOCK)
                      else 'how many dimensions does a tied 0-layer model need when the norm '
                           'does not centre?')
             raise Finding(f'your program prints Hello World under RMSNorm (norm="rms") with '
-                          f'{n:,} parameters ({vocab} tokens, {len(params["pos_emb"])} '
-                          f'positions, d_model {d}), which is not the smallest count RMSNorm '
-                          f'allows; {shape}')
+                          f'{n:,} parameters ({vocab} tokens, {block} positions, d_model {d}), '
+                          f'which is not the smallest count RMSNorm allows; {shape}')
         return Passed(f'prints Hello World under RMSNorm (norm="rms") with {n} parameters '
                       f'(d_model {d}; counted on the arrays as given, lists included), the '
                       f'smallest count (compared with a salted digest of it)')

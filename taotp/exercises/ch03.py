@@ -6,6 +6,8 @@ it), and so are the prefixes, the probe of 3.2 and the rng seeds of 3.6.  Keys a
 behind prefixes of every length the block allows (random, and cut from other keys).  The
 least size asked for in 3.11 is stored as a salted digest.
 """
+import itertools
+
 import numpy as np
 
 from ..decoding import last_token_argmax
@@ -37,12 +39,9 @@ def _cases(visible, specs, rng):
     seed), then one table per (n, key_len, vocab) of ``specs``, each from a fresh seed."""
     tables = [('the notebook\'s table', *visible)]
     tables += [('table', *spec, int(rng.integers(2 ** 31))) for spec in specs]
-    out = []
     for label, n, key_len, vocab, seed in tables:
-        ks, vs = lookup_case(n, key_len, vocab, seed)
-        out.append((f'{label} lookup_case({n}, {key_len}, {vocab}, seed={seed})', ks, vs, vocab,
-                    key_len + PREFIX))
-    return out
+        yield (f'{label} lookup_case({n}, {key_len}, {vocab}, seed={seed})',
+               *lookup_case(n, key_len, vocab, seed), vocab, key_len + PREFIX)
 
 
 def _queries(ks, vocab, block, rng):
@@ -60,8 +59,7 @@ def _precision(params, vs, queries, on, post_ln=False):
     """Fraction right over all ``queries`` (label, rows) and the first miss (label, input, got)."""
     right, total, first = 0, 0, None
     for label, rows in queries:
-        got = toolkit.run_program(lambda: last_token_argmax(rows, params, post_ln=post_ln),
-                                  on=on)
+        got = toolkit.run_program(lambda: last_token_argmax(rows, params, post_ln=post_ln), on=on)
         wrong = np.flatnonzero(got != vs)
         right, total = right + len(vs) - len(wrong), total + len(vs)
         if first is None and len(wrong):
@@ -112,18 +110,12 @@ def key_position_overlap(params, key, prefix, tokens):
     for p in range(l):
         queries[p * k:(p + 1) * k, start + p] = tokens
     final = trace(queries, params).final[:, -1]
-    spans = []
-    for p in range(l):
-        change = (final[p * k:(p + 1) * k] - final[-1]).T
-        u, sv, _ = np.linalg.svd(change, full_matrices=False)
-        spans.append(u[:, sv > 1e-6 * max(sv.max(initial=0.0), 1e-300)])
-    worst = (0.0, 0, 1)
-    for p in range(l):
-        for q in range(p + 1, l):
-            if spans[p].size and spans[q].size:
-                cosine = float(np.linalg.svd(spans[p].T @ spans[q], compute_uv=False).max())
-                worst = max(worst, (cosine, p, q))
-    return worst
+    moves = (final[:-1] - final[-1]).reshape(l, k, -1).transpose(0, 2, 1)   # (p, d, token)
+    u, sv, _ = np.linalg.svd(moves, full_matrices=False)
+    spans = [u_p[:, s_p > 1e-6 * max(s_p.max(initial=0.0), 1e-300)] for u_p, s_p in zip(u, sv)]
+    cosines = [(float(np.linalg.svd(spans[p].T @ spans[q], compute_uv=False).max()), p, q)
+               for p, q in itertools.combinations(range(l), 2) if spans[p].size and spans[q].size]
+    return max(cosines, default=(0.0, 0, 1))
 
 
 @checker('3.2')
@@ -150,9 +142,8 @@ def check_3_2(build):
                               f'positions into the same dimensions, concatenation gives each '
                               f'position dimensions of its own')
     return Passed(f'one layer; on the notebook\'s table and {len(SPECS_3_2)} tables drawn '
-                  f'afresh ({_scope(SPECS_3_2)}), '
-                  f'at least 99% of the keys right behind prefixes of '
-                  f'every length (random, and cut from other keys); the key positions move the '
+                  f'afresh ({_scope(SPECS_3_2)}), at least 99% of the keys right behind prefixes '
+                  f'of every length (random, and cut from other keys); the key positions move the '
                   f'last position\'s stream in separate directions (cosine <= {SEPARATE}, '
                   f'{PROBE_TOKENS} tokens from the whole vocabulary at each key position), as '
                   f'concatenation does; out_emb may be untied')
@@ -173,16 +164,14 @@ def _norm_values(ln, d):
 def _kept(yours, book):
     """The first piece of the book's construction that ``yours`` changed, or None."""
     d = book['tok_emb'].shape[1]
-    pairs = [(key, yours[key], book[key]) for key in ('tok_emb', 'pos_emb')]
-    pairs += [('lnf', _norm_values(yours['lnf'], d), _norm_values(book['lnf'], d))]
-    for key, value in book['layers'][0].items():
-        theirs = yours['layers'][0][key]
-        if isinstance(value, dict):
-            theirs, value = _norm_values(theirs, d), _norm_values(value, d)
-        pairs.append((f"layers[0]['{key}']", theirs, value))
+    pairs = [(key, yours[key], book[key]) for key in ('tok_emb', 'pos_emb', 'lnf')]
+    pairs += [(f"layers[0]['{key}']", yours['layers'][0][key], value)
+              for key, value in book['layers'][0].items()]
     for key, theirs, value in pairs:
-        if np.shape(theirs) != np.shape(value) or not np.allclose(theirs, value, rtol=1e-9,
-                                                                   atol=1e-12):
+        if isinstance(value, dict):           # a layer norm: its gamma and beta, d of each
+            theirs, value = _norm_values(theirs, d), _norm_values(value, d)
+        if np.shape(theirs) != np.shape(value) or \
+                not np.allclose(theirs, value, rtol=1e-9, atol=1e-12):
             return key
     return None
 
@@ -193,10 +182,10 @@ def _runs_3_6(build, table_seed, rng_seeds, label, rng):
     ks, vs = lookup_case(spec['n'], spec['key_len'], spec['vocab'], table_seed)
     name = (f'{label} lookup_case({spec["n"]}, {spec["key_len"]}, {spec["vocab"]}, '
             f'seed={table_seed}), tok_dims {spec["tok_dims"]}')
+    args = (ks, vs, spec['vocab'], spec['block'], spec['key_len'], spec['tok_dims'])
     yours, book = [], []
     for seed in rng_seeds:
         where = f'{name}, rng np.random.default_rng({seed})'
-        args = (ks, vs, spec['vocab'], spec['block'], spec['key_len'], spec['tok_dims'])
         params = _built(build, (*args, np.random.default_rng(seed)), where, spec['vocab'],
                         spec['block'], layers=1, d_model=spec['tok_dims'] + 3,
                         heads=spec['key_len'], d_ff=0)
@@ -213,8 +202,8 @@ def _runs_3_6(build, table_seed, rng_seeds, label, rng):
         book.append(float(np.mean(last_token_argmax(queries, reference) == vs)))
     mine, theirs = float(np.mean(yours)), float(np.mean(book))
     if mine < theirs + GAIN:
-        seeds = f'mean of {len(rng_seeds)} rng seeds' if len(rng_seeds) > 1 else 'rng seed ' \
-            f'{rng_seeds[0]}'
+        seeds = f'mean of {len(rng_seeds)} rng seeds' if len(rng_seeds) > 1 else \
+            f'rng seed {rng_seeds[0]}'
         raise Finding(f'{name}, keys behind random {spec["prefix"]}-token prefixes ({seeds}): '
                       f'your out_emb decodes {mine:.1%} of the keys, the book\'s {theirs:.1%} on '
                       f'the same queries; at least {GAIN:.0%} more is needed')
@@ -255,9 +244,8 @@ def check_3_7(build):
         checked += total
     return Passed(f'PostLN forward (taotp.transformer(..., post_ln=True)): all {checked:,} '
                   f'queries right on the notebook\'s table and {len(SPECS_3_7)} tables drawn '
-                  f'afresh ({_scope(SPECS_3_7)}), '
-                  f'every key behind random prefixes of every length 0 to {PREFIX} and behind a '
-                  f'prefix cut from other keys')
+                  f'afresh ({_scope(SPECS_3_7)}), every key behind random prefixes of every '
+                  f'length 0 to {PREFIX} and behind a prefix cut from other keys')
 
 
 # ----------------------------------------------------------------------------- 3.11
@@ -271,22 +259,15 @@ def additive_separable(ks, vs, vocab_size, margin=1.0):
     """
     from scipy.optimize import linprog
     ks, vs = np.asarray(ks), np.asarray(vs)
-    n, l = ks.shape
-    V = vocab_size
-    n_vars = l * V * V                                # A[p, value, token]
-    rows = []
-    for key, value in zip(ks, vs):
-        for other in range(V):
-            if other == value:
-                continue
-            row = np.zeros(n_vars)
-            for p, tok in enumerate(key):
-                row[(p * V + value) * V + tok] -= 1   # -(A_p[v, k_p] - A_p[u, k_p]) <= -margin
-                row[(p * V + other) * V + tok] += 1
-            rows.append(row)
-    if not rows:
+    V, n_vars = vocab_size, ks.shape[1] * vocab_size ** 2     # A[p, value, token]
+    entry, other = np.nonzero(np.arange(V) != vs[:, None])     # a row per entry and other value
+    if not len(entry):
         return True
-    res = linprog(np.zeros(n_vars), A_ub=np.array(rows), b_ub=-margin * np.ones(len(rows)),
+    rows, each = np.zeros((len(entry), n_vars)), np.arange(len(entry))
+    for p in range(ks.shape[1]):          # -(A_p[v, k_p] - A_p[u, k_p]) <= -margin
+        rows[each, (p * V + vs[entry]) * V + ks[entry, p]] = -1
+        rows[each, (p * V + other) * V + ks[entry, p]] = 1
+    res = linprog(np.zeros(n_vars), A_ub=rows, b_ub=-margin * np.ones(len(rows)),
                   bounds=[(None, None)] * n_vars, method='highs')
     if res.status not in (0, 2):
         raise RuntimeError(f'additive_separable: linprog ended with status {res.status} '
@@ -301,12 +282,9 @@ DIGEST_3_11 = '4e1026decdce5e95270ae9d8702ca28775091038b5c73ef7bee6cb9a86b92b42'
 @checker('3.11')
 def check_3_11(answer):
     """``{'ks': keys, 'vs': values, 'smallest': n}``: an unlearnable table and the least size."""
-    if not isinstance(answer, dict):
-        raise Finding(f"expected a dict with keys 'ks', 'vs' and 'smallest'; got "
-                      f"{toolkit.describe(answer)}")
-    if not {'ks', 'vs', 'smallest'} <= set(answer):
-        raise Finding(f"expected a dict with keys 'ks', 'vs' and 'smallest'; got "
-                      f"{sorted(map(str, answer))}")
+    if not isinstance(answer, dict) or not {'ks', 'vs', 'smallest'} <= set(answer):
+        got = sorted(map(str, answer)) if isinstance(answer, dict) else toolkit.describe(answer)
+        raise Finding(f"expected a dict with keys 'ks', 'vs' and 'smallest'; got {got}")
     ks = toolkit.array(answer['ks'], what="answer['ks']", integer=True)
     if ks.ndim != 2 or ks.shape[0] < 1 or ks.shape[1] < 1:
         raise Finding(f"answer['ks'] must have shape (n_entries, key_len); got {ks.shape}")

@@ -11,6 +11,7 @@ answered, never the expected token.
 import numpy as np
 
 from ..decoding import last_token_argmax
+from ..lookup import random_lookup_table
 from ..params import count_params
 from ..search import build_search_transformer, random_search_inputs, search_reference
 from . import toolkit
@@ -26,14 +27,12 @@ def _defined(x, L):
 def search_cases(seed, n, vocab_size, block_size, prefix_len):
     """(inputs (n, block_size), answers) drawn from ``seed`` (an int or a Generator), each with
     a unique query that avoids the first prefix_len tokens."""
-    rng = np.random.default_rng(seed)
-    rows, answers = [], []
+    rng, rows, answers = np.random.default_rng(seed), [], []
     while len(rows) < n:
         X, want = random_search_inputs(rng, 4 * n, vocab_size, block_size, prefix_len)
-        for x, w in zip(X, want):
-            if not set(x[:prefix_len].tolist()) & set(x[-prefix_len:].tolist()):
-                rows.append(x)
-                answers.append(w)
+        keep = [not set(x[:prefix_len].tolist()) & set(x[-prefix_len:].tolist()) for x in X]
+        rows += list(X[keep])
+        answers += list(want[keep])
     return np.array(rows[:n]), np.array(answers[:n])
 
 
@@ -206,12 +205,9 @@ def random_tables(seed):
     """The two tables one 4.3 check draws from ``seed`` (hidden: new on every check)."""
     rng, tables = np.random.default_rng(seed), []
     for number, (n, key_len, vocab) in enumerate(((20, 2, 50), (6, 5, 4)), 1):
-        keys = set()
-        while len(keys) < n:
-            keys.add(tuple(rng.integers(0, vocab, key_len).tolist()))
+        ks, vs = random_lookup_table(n, key_len, vocab, rng)
         tables.append((f'random table {number} of ch04.random_tables({seed}) ({n} keys of length '
-                       f'{key_len} over {vocab} symbols)', [list(k) for k in sorted(keys)],
-                       rng.integers(0, vocab, n).tolist(), vocab))
+                       f'{key_len} over {vocab} symbols)', ks.tolist(), vs.tolist(), vocab))
     return tables
 
 

@@ -10,7 +10,7 @@ Inputs end with the terminator 0; in 5.7 tokens 0-9 are digits, ``COMMA = 10`` a
 import numpy as np
 
 from ..decoding import last_token_argmax, teacher_forced_argmax
-from ..sort import code_length
+from ..sort import code_length, random_min_inputs
 from ..sort.large_vocab import bits_embeddings
 from . import toolkit
 from .registry import Puzzle, checker
@@ -130,6 +130,24 @@ def _token(t, digits):
     return {COMMA: 'COMMA', END: 'END'}.get(int(t), str(int(t))) if digits else str(int(t))
 
 
+def first_wrong_step(params, cases, on):
+    """Teacher-forced decoding of (prompt, answer) token lists, one pass per shape (``on(n)``
+    names the prompts of n tokens): None if every answer comes out, else (index, step,
+    predicted answer) of the first case that goes wrong, at its first wrong step."""
+    shapes, wrong = {}, {}
+    for i, (prompt, answer) in enumerate(cases):
+        shapes.setdefault((len(prompt), len(answer)), []).append(i)
+    for (n, _), idx in shapes.items():
+        seqs = np.array([np.concatenate(cases[i]) for i in idx], dtype=np.int64)
+        with np.errstate(all='ignore'):
+            pred = toolkit.run_program(lambda: teacher_forced_argmax(seqs, params, n), on=on(n))
+        wrong.update((idx[j], pred[j]) for j in np.flatnonzero((pred != seqs[:, n:]).any(1)))
+    if not wrong:
+        return None
+    k = min(wrong)
+    return k, int(np.flatnonzero(wrong[k] != cases[k][1])[0]), wrong[k]
+
+
 def _judge_sort(params, visible, hidden, hint, digits=False):
     """Greedy decoding must sort every (label, numbers) case; the first wrong step of the first
     wrong case becomes a Finding (its expected token only for a visible case)."""
@@ -140,21 +158,11 @@ def _judge_sort(params, visible, hidden, hint, digits=False):
         return numbers + [0], sorted(numbers)
     cases = [(*prompt_answer(numbers), label, shown)
              for shown, group in ((True, visible), (False, hidden)) for label, numbers in group]
-    groups = {}
-    for i, (x, w, _, _) in enumerate(cases):
-        groups.setdefault((len(x), len(w)), []).append(i)
-    wrong = {}
-    for (n_prompt, _), idx in groups.items():
-        seqs = np.array([cases[i][0] + cases[i][1] for i in idx], dtype=np.int64)
-        pred = toolkit.run_program(lambda: teacher_forced_argmax(seqs, params, n_prompt),
-                                   on=f'inputs of {n_prompt} tokens')
-        for j in np.flatnonzero((pred != seqs[:, n_prompt:]).any(1)):
-            step = int(np.flatnonzero(pred[j] != seqs[j, n_prompt:])[0])
-            wrong[idx[j]] = (step, int(pred[j, step]))
-    if not wrong:
+    found = first_wrong_step(params, [case[:2] for case in cases], 'inputs of {} tokens'.format)
+    if found is None:
         return len(cases)
-    k = min(wrong)
-    (x, w, label, shown), (step, got) = cases[k], wrong[k]
+    k, step, pred = found
+    (x, w, label, shown), got = cases[k], pred[step]
     done = 'at the first step' if step == 0 else (
         f'after printing {_text(w[:step], digits)}' if step <= 8 or digits else
         f'after printing {step} numbers right (..., {", ".join(map(str, w[step - 3:step]))})')
@@ -179,9 +187,9 @@ def _runs(rng, first, last, size):
                     for i in range(0, len(pairs), step)]
 
 
-def _subsets(rng, numbers, count, max_len, label='a random subset'):
-    return [(label, rng.choice(numbers, size=int(rng.integers(1, max_len + 1)),
-                               replace=False).tolist()) for _ in range(count)]
+def _subsets(rng, numbers, count, max_len):
+    return [('a random subset', rng.choice(numbers, size=int(rng.integers(1, max_len + 1)),
+                                           replace=False).tolist()) for _ in range(count)]
 
 
 @checker('5.1')
@@ -233,9 +241,7 @@ def _min_rows(rng, vocab, n):
         row = rng.integers(m + 1, min(vocab, m + 1 + int(rng.integers(1, 10 ** 6))), size=n)
         row[rng.choice(n, size=min(n, 2), replace=False)] = [m, m + 1][:min(n, 2)]
         rows.append((row.tolist(), 'the minimum and the next token, anywhere in the vocabulary'))
-    random = rng.integers(0, vocab, size=(60 if n == 32 else 6, n))
-    ends = np.concatenate([np.arange(20), np.arange(vocab - 20, vocab)])
-    random = np.where(rng.random(random.shape) < 0.5, rng.choice(ends, size=random.shape), random)
+    random = random_min_inputs(vocab, n, 60 if n == 32 else 6, rng=rng)
     return rows + [(r.tolist(), 'random, half of it at the ends') for r in random]
 
 

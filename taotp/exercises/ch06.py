@@ -16,7 +16,7 @@ from ..addition import (EQUALS, PLUS, addition_prompts, answer_digits,
                         build_single_digit_mod_transformer, min_sep, mlp_inputs, mlp_keys)
 from ..blocks import pos_enc_3d_array
 from ..decoding import decode_batch, teacher_forced_argmax
-from ..model import DistinctRows, mlp
+from ..model import DistinctRows, scalar_mlp
 from ..params import config, count_params
 from ..trace import trace
 from . import toolkit
@@ -47,28 +47,22 @@ def _weights(value, what, units=None):
 
 
 def _at(weights, xs):
-    """The MLP at scalar inputs ``xs``, shape (len(xs), d), run by the engine's ``mlp`` (whose
-    input is as wide as its output: the scalar rides in coordinate 0)."""
-    M1, b1, M2, b2 = weights
-    x, wide = np.zeros((len(xs), M2.shape[1])), np.zeros((M2.shape[1], M1.shape[1]))
-    x[:, 0], wide[0] = xs, M1[0]
+    """The MLP at scalar inputs ``xs``, shape (len(xs), d), run by the engine (``scalar_mlp``).
+    A NaN in it is its largest value for ``np.argmax`` and fails every ``not err <= tol``."""
     with np.errstate(all='ignore'):       # huge weights overflow: judged, not warned about
-        return mlp(x, wide, b1, M2, b2)
+        return scalar_mlp(xs, *weights)
 
 
-def _off(values):
-    """``|values|`` with NaN as infinitely far off (``NaN > tol`` is False: never let it pass)."""
-    return np.where(np.isnan(values), np.inf, np.abs(values))
-
-
-def _outside(weights, x0):
-    """(xs, f(xs)) where |x - x0| >= 1: a grid, +-1e6, every kink there and one beyond the last
-    (f is piecewise linear, so that covers every x there)."""
+def _outside(weights, x0, size=np.abs):
+    """(x, f(x)) where |x - x0| >= 1 and ``size(f)`` is largest (NaN first) among a grid, +-1e6,
+    every kink there and one beyond the last (f is piecewise linear: that covers every x there)."""
     m1, b1 = weights[0][0], weights[1]
     kinks = [k for k in -b1[m1 != 0] / m1[m1 != 0] if abs(k - x0) >= 1]
     ends = [x0 + 1e6, x0 - 1e6, max([x0 + 1] + kinks) + 1, min([x0 - 1] + kinks) - 1]
     xs = np.concatenate([x0 + np.linspace(1, 50, 400), x0 - np.linspace(1, 50, 400), kinks, ends])
-    return xs, _at(weights, xs)[:, 0]
+    vals = _at(weights, xs)[:, 0]
+    j = int(np.argmax(size(vals)))
+    return float(xs[j]), vals[j]
 
 
 SPIKES_SHOWN = [(0.0, 1.0), (2.5, -3.0), (-7.0, 0.25), (1e3, 42.0), (0.3, 0.0),
@@ -95,11 +89,10 @@ def check_6_2(spike):
         top = _at(w, [x0])[0, 0]
         if not abs(top - a0) <= tol:
             raise Finding(f'{on}: f(x0) should be a0 = {a0}; got {top}', (x0, a0))
-        far, vals = _outside(w, x0)
-        j = int(np.argmax(_off(vals)))
-        if not _off(vals)[j] <= tol:
-            raise Finding(f'{on}: f should be 0 where |x - x0| >= 1; got {vals[j]} at '
-                          f'x = {far[j]}', (x0, a0))
+        far, val = _outside(w, x0)
+        if not abs(val) <= tol:
+            raise Finding(f'{on}: f should be 0 where |x - x0| >= 1; got {val} at x = {far}',
+                          (x0, a0))
     return Passed(f'{len(SPIKES_SHOWN)} (x0, a0) pairs shown in the notebook, 40 drawn afresh: 3 '
                   f'hidden units, f(x0) = a0, f = 0 where |x - x0| >= 1 (a grid, +-1e6, every '
                   f'kink and beyond the last: everywhere, f being piecewise linear)')
@@ -141,7 +134,7 @@ def check_6_3(build_MLP):
             raise Finding(f'{on}: budget: at most {3 * n} hidden units and {d} output columns; '
                           f'got {len(w[1])} hidden units and {w[2].shape[1]} output columns')
         got = _at(w, xs)
-        err = _off(got - ys).max(1)
+        err = np.abs(got - ys).max(1)
         if not err.max() <= np.abs(ys).max() * 1e-6 + 1e-9:
             j = int(np.argmax(err))
             raise Finding(f'{on}: at x = {float(xs[j])!r} your MLP gives '
@@ -158,11 +151,9 @@ def check_6_4(answer):
     w = _weights(answer, 'your weak spike', units=2)
     if not abs(_at(w, [0.0])[0, 0] - 1) < 1e-9:
         raise Finding(f'f(0) should be 1; got {_at(w, [0.0])[0, 0]}')
-    xs, vals = _outside(w, 0.0)
-    j = int(np.argmax(np.where(np.isnan(vals), np.inf, vals)))
-    if not vals[j] <= 1e-9:
-        raise Finding(f'f(x) should be <= 0 for |x| >= 1; got f({xs[j]}) = {vals[j]}',
-                      float(xs[j]))
+    x, val = _outside(w, 0.0, size=lambda vals: vals)          # the highest f
+    if not val <= 1e-9:
+        raise Finding(f'f(x) should be <= 0 for |x| >= 1; got f({x}) = {val}', x)
     return Passed('2 hidden units; f(0) = 1 and f <= 0 where |x| >= 1 (a grid, +-1e6, every kink '
                   'and beyond the last: everywhere, f being piecewise linear)')
 
@@ -214,8 +205,6 @@ def _program(params, what='your program', vocab=0, block=0, **limits):
 
 def _built(build, n, **limits):
     params = toolkit.call(build, n, what='your builder', on=f'n_digits={n}')
-    if params is None:
-        raise Finding(f'your builder returned None for n_digits={n} (starter code not filled in?)')
     return _program(params, f'the program your builder returned for n_digits={n}', **limits)
 
 
@@ -265,7 +254,7 @@ def check_6_6(params):
     out = toolkit.run_program(lambda: trace(SINGLE, params).attn_out[0][:, 1])
     want = np.zeros_like(out)
     want[:, 0], want[:, 1] = 1 - SINGLE.sum(1), SINGLE.sum(1)
-    wrong = _off(out - want).max(1) > 1e-6
+    wrong = toolkit.off(out, want, 1e-6).any(1)
     if wrong.any():
         i = int(np.argmax(wrong))
         raise Finding(f'{SINGLE[i].tolist()}: the attention output should be '
@@ -294,7 +283,7 @@ def check_6_8(params):
     final = toolkit.run_program(lambda: trace(SINGLE, params).final[:, 1])
     digits, want = params['tok_emb'][:10], params['tok_emb'][answers]
     gap = np.abs(digits[:, None] - digits[None]).max(-1)[~np.eye(10, dtype=bool)].min()
-    err = _off(final - want).max(1)
+    err = np.abs(final - want).max(1)
     if not err.max() <= 1e-6 * gap:
         i = int(np.argmax(err))
         raise Finding(f'{SINGLE[i].tolist()}: the residual before the final layer norm should be '
@@ -323,13 +312,11 @@ def _tells_sums_apart(params, mlp_in, sums):
     spread = np.ptp(seen, axis=0)
     seen = np.round((seen - seen.min(0)) / np.where(spread > 0, spread, 1.0), 9)
     group = np.unique(seen, axis=0, return_inverse=True)[1].ravel()
-    order = np.lexsort((sums, group))
-    group, by_sum = group[order], sums[order]
-    clash = np.flatnonzero((group[1:] == group[:-1]) & (by_sum[1:] != by_sum[:-1]))
-    if len(clash):
+    gap, sum_a, sum_b = _separation(group, sums)            # 0: one group holds two sums
+    if gap == 0:
         raise Finding(f'all pairs right, but at "=" the MLP\'s hidden units get the same input '
-                      f'for a sum of {by_sum[clash[0]]} and a sum of {by_sum[clash[0] + 1]}: every '
-                      f'digit place must reach what the MLP reads (its key is a + b)')
+                      f'for a sum of {sum_a} and a sum of {sum_b}: every digit place must reach '
+                      f'what the MLP reads (its key is a + b)')
 
 
 PLACES = {'both units digits': (1, 4), 'both tens digits': (0, 3)}     # positions in [a a + b b =]

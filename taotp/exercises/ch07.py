@@ -63,7 +63,7 @@ def check_7_3(shift_matrix):
                     f'at the sign of the sine terms, and at which side of T the row vector sits)')
         raise Finding(f'{on}: og_embedding({q}, {d})[{j}] @ T should be row {j + delta}, but '
                       f'is off by {off[rows == j][0]:.2e}{hint}', (delta, d))
-    dims, deltas = [d for _, d, _ in _FIXED_SHIFTS], [delta for delta, _, _ in _FIXED_SHIFTS]
+    deltas, dims, _ = zip(*_FIXED_SHIFTS)
     return Passed(f'exact to 1e-9 on every valid row of tables of up to 1000 positions for '
                   f'{len(cases)} (delta, d) pairs: {len(_FIXED_SHIFTS)} fixed (d from {min(dims)} '
                   f'to {max(dims)}, powers of two and others, delta from {min(deltas)} to '
@@ -242,11 +242,10 @@ def _label(text):
     """The encoding a free-text label names, or None if it names none or several: "sorted
     random angles" is 'sorted', "unsorted" / "not sorted" 'random', "uniform random" None."""
     t = str(text).strip().lower()
-    negated = bool(_NEGATED_SORT.search(t))
-    words = set(re.findall(r'[a-z0-9]+', _NEGATED_SORT.sub(' unsorted ', t)))
+    words = set(re.findall(r'[a-z0-9]+', _NEGATED_SORT.sub(' unsorted ', t)))  # a 'random' word
     kinds = {kind for kind, names in _WORDS_7_9.items() if words & set(names)}
-    if negated:
-        kinds = (kinds - {'sorted'}) | {'random'}
+    if _NEGATED_SORT.search(t):
+        kinds.discard('sorted')
     if 'sorted' in kinds:           # sorted angles are random angles, sorted
         kinds.discard('random')
     return kinds.pop() if len(kinds) == 1 else None

@@ -116,7 +116,7 @@ _LAYER = ('{"Q": [[[2.0], [0.5], [-1.0]]], "K": [[[1.0], [0.0], [-1.0]]], '
 _LN = ', "ln1": {"gamma": 1.0, "beta": 0.0}, "ln2": {"gamma": 1.0, "beta": 0.0}'
 
 
-def _text(layers=True, ln=True, pos=True, out=True, layers_key=True, k_rows=None):
+def _text(layers=True, ln=True, pos=True, out=True, layers_key=True):
     """A small test program; each flag False leaves one field to its default."""
     fields = [f'"tok_emb": {_TOK}']
     fields.append('"pos_emb": [' + ', '.join(['[0.0, 0.0, 0.0]'] * 4) + ']' if pos
@@ -124,8 +124,6 @@ def _text(layers=True, ln=True, pos=True, out=True, layers_key=True, k_rows=None
     if out:
         fields.append(f'"out_emb": {_TOK}')
     layer = _LAYER % (_LN if ln else '')
-    if k_rows is not None:
-        layer = layer.replace('"K": [[[1.0], [0.0], [-1.0]]]', k_rows)
     if layers_key:
         fields.append('"layers": [' + (layer if layers else '') + ']')
     if ln:
@@ -145,7 +143,8 @@ _COMPACT_CASES = (
 
 _MALFORMED = (
     ('a ragged tok_emb', '{"tok_emb": [[1.0, -1.0, 0.0], [0.0, 1.0]], "block_size": 2}'),
-    ('a K with the wrong d_model', _text(k_rows='"K": [[[1.0], [0.0]]]')),
+    ('a K with the wrong d_model', _text().replace('"K": [[[1.0], [0.0], [-1.0]]]',
+                                                   '"K": [[[1.0], [0.0]]]')),
     ('an unknown top-level key', '{"tok_emb": [[1.0, -1.0]], "block_size": 2, "tok_embs": []}'),
     ('an unknown key in a layer', _text().replace('"b2"', '"M3": [1.0], "b2"')),
     ('an unknown key in a layer norm', '{"tok_emb": [[1.0, -1.0]], "block_size": 2, '
@@ -174,23 +173,19 @@ _PAYLOAD = ('{"tok_emb": [[1.0, -1.0]], "block_size": '
 
 # ----------------------------------------------------------------------------- random programs
 
-def _table(rng, shape):
-    """(values, their text): whole numbers written as ints, or floats rounded to a random place."""
-    if rng.random() < 0.4:
-        value = rng.integers(-3, 4, size=shape).astype(np.float64)
-        return value, value.astype(np.int64).tolist()
-    value = np.round(rng.standard_normal(shape) * 3, int(rng.integers(1, 17)))
-    return value, value.tolist()
-
-
 def _random_program(rng):
     """(compact text, full params) of a random small program: each default (layer norms, a
     tied ``out_emb``, a zero ``pos_emb``, no layers) is left out half the time; numbers are
     ints or floats of any length; an MLP of width 0 is written ``"M2": []``."""
     d, vocab, block = (int(rng.integers(1, 5)), int(rng.integers(1, 6)), int(rng.integers(1, 6)))
 
-    def put(text, params, key, shape):
-        params[key], text[key] = _table(rng, shape)
+    def put(text, params, key, shape):            # whole numbers as ints, or rounded floats
+        if rng.random() < 0.4:
+            params[key] = rng.integers(-3, 4, size=shape).astype(np.float64)
+            text[key] = params[key].astype(np.int64).tolist()
+        else:
+            params[key] = np.round(rng.standard_normal(shape) * 3, int(rng.integers(1, 17)))
+            text[key] = params[key].tolist()
 
     def norm(text, params, key):                  # the default is written half the time
         default = rng.random() < 0.5

@@ -11,7 +11,7 @@ import numpy as np
 
 from .. import coupling as C
 from ..decoding import transformer
-from ..model import causal_mask, embed, mlp, self_attn
+from ..model import causal_mask, mlp, self_attn
 from . import toolkit as T
 from .registry import Puzzle, checker
 from .toolkit import Finding, Passed
@@ -135,12 +135,11 @@ def _product_cases(rng):
     return [(f'{a} * {b}', (a, b)) for a, b in pairs]
 
 
-_LEVEL = 'follow the rules of the chapter token by token'
 check_9_4 = _function_puzzle(
     '9.4', 'multiplication_sequence', _product_cases,
     [(_text, 'the text', 'the partial products a * B_i padded to M + 1 digits, then the '
                          'shifted running sums padded to M + N digits, all units first')] +
-    [(_ints, f'level {k}', _LEVEL) for k in (1, 2, 3)],
+    [(_ints, f'level {k}', 'follow the rules of the chapter token by token') for k in (1, 2, 3)],
     lambda a, b: (lambda t, *ids: (''.join(t), *ids))(*C.multiplication_sequence(a, b)),
     'text and all three levels right on {} products (zeros, ones, zeros inside a factor, all '
     'nines, powers of ten, random)')
@@ -184,8 +183,7 @@ check_9_6 = _function_puzzle(
 
 def _pre_sum(x, Wq, Wk, num):
     """Head 1 run by the book's attention (``self_attn``): PRE_SUM and the weights."""
-    V = np.zeros((1, x.shape[1], 1))
-    V[0, num, 0] = 3.0
+    V = 3.0 * np.eye(x.shape[1])[None, :, [num]]              # the value: 3 NUM
     pre_sum, weights = self_attn(x, Wq[None], Wk[None], V, np.ones((1, 1, 1)),
                                  causal_mask(len(x)), return_weights=True)
     return pre_sum[:, 0], weights[0]
@@ -207,16 +205,14 @@ def check_9_7(head1):
         if Wq.ndim != 2 or Wq.shape[0] != d or Wk.shape != Wq.shape:
             raise Finding(f'{where}: Wq and Wk must both have shape ({d}, k); got {Wq.shape} '
                           f'and {Wk.shape}')
-        layer, num = adder.params['layers'][0], adder.layout['NUM'].start
         for ops in [[10 ** n_max - 1] * m_max, [0] * m_max, [int(rng.integers(0, 10))]] + [
                 C.random_operands(_fresh(rng, m_max), _fresh(rng, n_max), rng=rng)
                 for _ in range(3)]:
             seq = adder.tokens(ops)[:-1]
-            x = embed(np.array(seq), adder.params['tok_emb'], adder.params['pos_emb'],
-                      adder.ids(seq))
+            seen = adder.trace(seq)               # the chapter's head 1 writes PRE_SUM
+            want = seen.resid_mid[0][:, adder.layout['PRE_SUM'].start]
             with np.errstate(all='ignore'):
-                got, weights = _pre_sum(x, Wq, Wk, num)
-            want, _ = _pre_sum(x, layer['Q'][0], layer['K'][0], num)
+                got, weights = _pre_sum(seen.resid_pre[0], Wq, Wk, adder.layout['NUM'].start)
             for q in range(seq.index(C.TOKEN_ID['=']), len(seq)):
                 if not abs(got[q] - want[q]) <= 0.01:
                     keys = np.flatnonzero(weights[q] > 0.05).tolist()
@@ -247,18 +243,14 @@ def _relu_mlp(weights, inputs, outputs, max_units, what):
         raise Finding(f'{what}: expected the weights (M1, b1, M2, b2) of relu(x @ M1 + b1) @ M2 '
                       f'+ b2 (not a function: the budget counts ReLUs); got {T.describe(weights)}')
     M1 = T.array(weights[0], what=f'{what}: M1')
-    units = M1.shape[1] if M1.ndim == 2 else -1
     if M1.ndim != 2 or M1.shape[0] != inputs:
         raise Finding(f'{what}: M1 must have shape ({inputs}, units); got {M1.shape}')
+    units = M1.shape[1]
     b1, M2, b2 = (T.array(w, shape, what=f'{what}: {name}') for w, shape, name in
                   zip(weights[1:], ((units,), (units, outputs), (outputs,)), ('b1', 'M2', 'b2')))
     if units > max_units:
         raise Finding(f'{what} is over the budget: {units} ReLUs; at most {max_units} allowed')
-    width = max(inputs, outputs)              # the engine's MLP maps a width onto itself
-    M1, M2, b2 = (np.pad(a, [(0, w - n) for w, n in zip(shape, a.shape)]) for a, shape in
-                  ((M1, (width, units)), (M2, (units, width)), (b2, (width,))))
-    return (lambda x: mlp(np.pad(x, ((0, 0), (0, width - inputs))), M1, b1, M2, b2)[:, :outputs],
-            units)
+    return (lambda x: mlp(x, M1, b1, M2, b2)), units
 
 
 # every count 1..12 at 1 and 8 digits: all 49 (PRE_ARROW, PRE_EOS, next token) of adder (8, 12)
@@ -443,12 +435,11 @@ def check_9_13(operands):
 @checker('9.14')
 def check_9_14(answer):
     """``(operands, lam)``: lam is exact on that problem and lam - 0.25 is not."""
-    answer = T.parts(answer, 2, 'expected a pair (operands, lam)')
-    lam = answer[1]
+    operands, lam = T.parts(answer, 2, 'expected a pair (operands, lam)')
     if type(lam) not in (int, float) or not 0.25 < lam <= 20 or round(lam * 4) != lam * 4:
         raise Finding(f'lam must be a number in (0.25, 20] on the grid 0.25, 0.5, ...; got '
                       f'{T.short(lam, 40)}')
-    ops, n, m = _operands(answer[0])
+    ops, n, m = _operands(operands)
     at, below = (C.build_multi_operand_adder(n, m, lam=v).teacher_forced(ops)
                  for v in (float(lam), lam - 0.25))
     if at[0] != at[1] or below[0] == below[1]:

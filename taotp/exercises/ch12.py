@@ -10,18 +10,19 @@ import functools
 
 import numpy as np
 
-from ..addition import (addition_prompts, answer_digits, build_compact_addition_transformer,
-                        carry_chain_pairs)
-from ..decoding import last_token_argmax, teacher_forced_argmax
+from ..addition import addition_prompts, answer_digits, carry_chain_pairs
+from ..addition.adderboard import unique_parameters
+from ..decoding import last_token_argmax
 from ..lookup import build_universal_lookup_transformer, lookup_queries, random_lookup_table
 from ..params import config, count_non0_params, count_params
 from ..programs import CATALOGUE
 from ..sort import large_vocab_sort_inputs
 from . import toolkit as tk
+from .ch05 import first_wrong_step
 from .registry import Puzzle, checker
 from .result import Finding, Passed
 
-ADDER, ADDER_DIGITS = 'compact-adder-3', 3          # 12.1: the record at 3 digits
+ADDER, ADDER_DIGITS = 'compact-addition-3', 3       # 12.1: the record at 3 digits
 ADDER_DRAWN = 43_000                                  # 12.1: pairs drawn afresh
 SORT_V, SORT_BLOCK, SORT_LEN = 65_536, 128, 64        # 12.2: up to 64 numbers
 SORT_DRAWN = 24                                       # 12.2: inputs of 64 distinct fresh numbers
@@ -32,13 +33,9 @@ LOOKUP, LOOKUP_BLOCK = 'universal-lookup-1000-block-16', 16   # 12.4: keys behin
 @functools.lru_cache(maxsize=None)
 def record_size(key):
     """(total, non-zero) of a record's program (a catalogue key), built once per judge."""
-    if key == ADDER:
-        params = build_compact_addition_transformer(ADDER_DIGITS)
-    elif key == LOOKUP:
-        params = build_universal_lookup_transformer(*_big_table(), 10, LOOKUP_BLOCK)
-    else:
-        params = CATALOGUE[key].build()
-    return _sizes(params)
+    if key == LOOKUP:       # the catalogue's universal lookups have block_size 5
+        return _sizes(build_universal_lookup_transformer(*_big_table(), 10, LOOKUP_BLOCK))
+    return _sizes(CATALOGUE[key].build())
 
 
 def _big_table():
@@ -65,13 +62,11 @@ def _program(params, vocab, block, vocab_why, block_why, what='your program', **
             if isinstance(ln, dict) and key in ln and not np.all(np.asarray(ln[key]) == default):
                 raise Finding(f'{what}: {where}[{key!r}] must stay {default:g}: layer norms are '
                               f'not counted, so a record keeps them at their defaults')
-    cfg = config(params)
-    if cfg['vocab_size'] < vocab:
+    vocab_size = config(params)['vocab_size']
+    if vocab_size < vocab:
         raise Finding(f'{what}: the vocabulary must hold 0..{vocab - 1:,} ({vocab_why}): '
-                      f'vocab_size >= {vocab:,}; got {cfg["vocab_size"]:,}')
-    if cfg['block_size'] < block:
-        raise Finding(f'{what}: block_size must be at least {block} ({block_why}); got '
-                      f'{cfg["block_size"]}')
+                      f'vocab_size >= {vocab:,}; got {vocab_size:,}')
+    tk.room(params, block=block, on=what, block_why=f'({block_why})')
     return params
 
 
@@ -114,12 +109,11 @@ def adder_pairs(n=ADDER_DIGITS):
 
 
 def _adderboard_count(params):
-    """AdderBoard's unique-parameter count of the program, when the package has the module."""
+    """AdderBoard's unique-parameter count of the program, when it can count it."""
     try:
-        from ..addition.adderboard import unique_parameters
         return f"; AdderBoard's unique parameters (tied weights once, sinusoidal position " \
                f'tables free): {unique_parameters(params):,}'
-    except Exception:           # the module is optional (and counts only plain arrays here)
+    except Exception:           # a program it cannot read (it counts plain arrays only)
         return ''
 
 
@@ -134,20 +128,18 @@ def check_12_1(params):
     pairs = np.concatenate([fixed, tk.fresh_rng().integers(0, 10 ** n, size=(ADDER_DRAWN, 2))])
     prompts, _ = addition_prompts(n, pairs)
     answers = answer_digits(pairs.sum(axis=1), n + 1)
-    seqs = np.concatenate([prompts, answers], axis=1)
-    pred = tk.run_program(lambda: teacher_forced_argmax(seqs, params, prompts.shape[1]),
-                          on=f'{len(seqs):,} prompts')
-    bad = np.flatnonzero((pred != answers).any(axis=1))
-    if len(bad):
-        k = int(bad[0])
+    found = first_wrong_step(params, list(zip(prompts, answers)),
+                             lambda _: f'{len(pairs):,} prompts')
+    if found:
+        k, _, pred = found
         a, b = (int(v) for v in pairs[k])
         raise tk.wrong(f'input {prompts[k].tolist()} ({a} + {b}, '
                        f'{"a fixed pair" if k < len(fixed) else "drawn afresh"})',
-                       pred[k].tolist(), 'these are its 4 answer digits, each predicted with the '
+                       pred.tolist(), 'these are its 4 answer digits, each predicted with the '
                        'right digits before it fed back; they do not spell the sum',
                        prompts[k].tolist())
     return _verdict(params, 'total', ADDER,
-                    f'{len(seqs):,} sums of two 3-digit numbers (every pair of numbers with '
+                    f'{len(pairs):,} sums of two 3-digit numbers (every pair of numbers with '
                     f'digits in 0, 1, 8, 9; x + (999 - x), x + (1000 - x), x + 999 and '
                     f'999 + x for every x; the record\'s carry chains; {ADDER_DRAWN:,} pairs '
                     f'drawn afresh)', _adderboard_count(params))
@@ -160,27 +152,21 @@ def _ordinal(n):
 
 
 def _sort_answers(params, inputs):
-    """Decode every input (teacher-forced, one pass per length); the first wrong one -> Finding."""
-    groups = {}
-    for i, row in enumerate(inputs):
-        groups.setdefault(len(row), []).append(i)
-    for length, idx in sorted(groups.items()):           # shortest first; stop at a failure
-        seqs = np.array([list(inputs[i]) + sorted(inputs[i][:-1]) for i in idx], dtype=np.int64)
-        with np.errstate(all='ignore'):
-            pred = tk.run_program(lambda: teacher_forced_argmax(seqs, params, length),
-                                  on=f'inputs of {length - 1} numbers')
-        wrong = np.flatnonzero((pred != seqs[:, length:]).any(1))
-        if len(wrong):
-            row, got = [int(t) for t in inputs[idx[wrong[0]]]], pred[wrong[0]]
-            step = int(np.flatnonzero(got != np.array(sorted(row[:-1])))[0])
-            count = f'{len(row) - 1} number{"s" if len(row) > 2 else ""}'
-            shown = row if len(row) <= 12 else row[:5] + ['...'] + row[-5:]
-            before = ('right after the terminator 0' if step == 0 else
-                      f'after output{"s 1-" if step > 1 else " "}{step}, right and fed back')
-            rank = 'the smallest' if step == 0 else f'the {_ordinal(step + 1)} smallest'
-            raise tk.wrong(f'input {shown} ({count}, then the terminator 0), output {step + 1} '
-                           f'({before})', int(got[step]), f'output {step + 1} must be {rank} '
-                           f'number of the input', row)
+    """Decode every input (teacher-forced), shortest first; the first wrong one -> Finding."""
+    inputs = sorted(([int(t) for t in row] for row in inputs), key=len)
+    found = first_wrong_step(params, [(row, sorted(row[:-1])) for row in inputs],
+                             lambda length: f'inputs of {length - 1} numbers')
+    if found:
+        k, step, got = found
+        row = inputs[k]
+        count = f'{len(row) - 1} number{"s" if len(row) > 2 else ""}'
+        shown = row if len(row) <= 12 else row[:5] + ['...'] + row[-5:]
+        before = ('right after the terminator 0' if step == 0 else
+                  f'after output{"s 1-" if step > 1 else " "}{step}, right and fed back')
+        rank = 'the smallest' if step == 0 else f'the {_ordinal(step + 1)} smallest'
+        raise tk.wrong(f'input {shown} ({count}, then the terminator 0), output {step + 1} '
+                       f'({before})', int(got[step]), f'output {step + 1} must be {rank} '
+                       f'number of the input', row)
 
 
 @checker('12.2')
@@ -247,7 +233,7 @@ def _lookup_right(params, ks, vs, vocab, name, rng):
     prefix cut from other keys: a program right only when the key sits at the start or at
     the end of the block fails."""
     longest = LOOKUP_BLOCK - ks.shape[1]
-    asks = [(0, 'random')] + [(n, 'random') for n in range(1, longest + 1)] + [(longest, 'keys')]
+    asks = [(n, 'random') for n in range(longest + 1)] + [(longest, 'keys')]
     for length, mode in asks:
         q = lookup_queries(ks, length, vocab, rng=rng, mode=mode)
         got = tk.run_program(lambda: last_token_argmax(q, params), on=name)

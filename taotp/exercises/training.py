@@ -12,8 +12,11 @@ from pathlib import Path
 import numpy as np
 
 from .. import hello_world, lookup, sort
-from ..decoding import decode, decode_batch, last_token_argmax
+from ..decoding import decode, decode_batch, last_token_argmax, transformer_batch
+from ..model import forward
 from ..params import config
+from ..trace import trace
+from ..train.store import load_params
 
 DATA = Path(__file__).resolve().parent.parent / 'data'
 
@@ -117,17 +120,12 @@ def lookup_accuracy(params, rng=None):
     ``{'random': share, 'keys': share, 'leak': w}`` for prefixes of random tokens and cut
     from other keys (drawn from ``rng``), and the largest attention weight the last position
     puts before the key (10-token prefixes; 0 would prove that prefixes cannot matter)."""
-    from ..trace import trace
-    rng = _rng(rng, 3100)
-    ks, vs = lookup_table()
-    vocab = LOOKUP['vocab_size']
-    out = {}
+    rng, (ks, vs) = _rng(rng, 3100), lookup_table()
+    vocab, out = LOOKUP['vocab_size'], {}
     for mode in ('random', 'keys'):
-        right = 0
-        for p in range(LOOKUP['prefix'] + 1):
-            queries = lookup.lookup_queries(ks, p, vocab, rng, mode)
-            right += int((last_token_argmax(queries, params) == vs).sum())
-        out[mode] = right / (len(vs) * (LOOKUP['prefix'] + 1))
+        right = [last_token_argmax(lookup.lookup_queries(ks, p, vocab, rng, mode), params) == vs
+                 for p in range(LOOKUP['prefix'] + 1)]
+        out[mode] = float(np.mean(right))
     queries = lookup.lookup_queries(ks, LOOKUP['prefix'], vocab, rng)
     attn = trace(queries, params).attn
     out['leak'] = float(max(a[..., -1, :LOOKUP['prefix']].max() for a in attn)) if attn else 0.0
@@ -142,7 +140,6 @@ def prefix_attack(params, sweeps=1, rng=None):
     random prefix per key, each position in turn takes the token that most lowers the right
     value's margin (``sweeps`` passes).  ``{'wrong': keys wrong, 'margin': the smallest,
     'query': one failing query or None}``, or None above ``ATTACK_WIDTH`` (too slow)."""
-    from ..model import forward
     if config(params)['d_model'] > ATTACK_WIDTH:
         return None
     ks, vs = lookup_table()
@@ -185,7 +182,6 @@ def offset_accuracy(params, delta=5, rows=200, rng=None):
     """Held-out accuracy of a PostLN model copying the token ``delta`` back, on ``rows`` rows
     of 64 from ``rng`` (or given ``(tokens, targets)``): ``{'inside': positions delta..31,
     'beyond': 32..63, 'all': delta..63}``."""
-    from ..decoding import transformer_batch
     tokens, targets = rows if isinstance(rows, tuple) else offset_batch(_rng(rng, 7110), rows,
                                                                          delta)
     right = transformer_batch(tokens, params, post_ln=True).argmax(-1) == targets
@@ -223,7 +219,6 @@ def _stored_path(puzzle_id, part=''):
 def stored(puzzle_id, with_facts=False):
     """The program(s) the reference run produced (7.11: ``{'og': params, 'rotation':
     params}``), and its facts if asked; no PyTorch needed."""
-    from ..train.store import load_params
     if puzzle_id == '7.11':
         both = {k: load_params(_stored_path(puzzle_id, f'_{k}'), with_meta=True)
                 for k in ('og', 'rotation')}
