@@ -244,7 +244,7 @@ E, M, info = taotp.lookup.fit_hashes(ks, vs, vocab_size=100, tok_dims=10, rng=rn
 params = taotp.lookup.wire_lookup_transformer(E, M, block_size=15)
 print('stopped early (before the 5,000-step cap):', info['iters'] < 5000)
 print('keys right after fitting:', f'{info["accuracy"]:.0%}')
-print('config:', taotp.config(params))
+print('config:', str(taotp.config(params)).replace(" 'vocab_size'", "\n         'vocab_size'"))
 
 # %% [markdown]
 # ## Does it work?
@@ -406,12 +406,15 @@ print(f'grams recalled: {taotp.lookup.lookup_precision(poem, ks, vs):.0%}')
 # otherwise the hash of an unseen key lands on whichever word happens to score best.
 
 # %%
+import textwrap
 ids = {w: i for i, w in enumerate(vocab)}
 prompts = [[vocab[t] for t in ks[0]], [vocab[t] for t in ks[57]]]    # two keys of the table
 prompts += [play[s:s + 5] for s in (301, 602, 1000)]                # three off-grid snippets
-for words5 in prompts:
+for words5 in prompts:      # a long answer continues on the next line, under its start
     out = taotp.decode([ids[w] for w in words5], poem, max_steps=12, window=True)
-    print(' '.join(words5), '|', ' '.join(vocab[t] for t in out[5:]))
+    prompt = ' '.join(words5) + ' | '
+    print(textwrap.fill(prompt + ' '.join(vocab[t] for t in out[5:]), 100,
+                        subsequent_indent=' ' * len(prompt)))
 
 # %% [markdown]
 # ## Summary

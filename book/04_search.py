@@ -179,8 +179,8 @@ for key in ('search-1000', 'search-10'):          # the book's two programs, fro
     total, non0 = taotp.count_params(params), taotp.count_non0_params(params)
     formula = d * (vocab + block + 2) + 24 * L * (L + 1) * d
     print(f'vocab {vocab:>4}, block {block}, prefix {L:>2}: total {total["n_params"]:>7,} '
-          f'(book {book.source_total:,}; formula {formula:,}), '
-          f'non-zero {non0["n_params"]:>6,} (book {book.source_non0:,}), of which outside '
+          f'(book {book.source_total:,}; formula {formula:,})\n'
+          f'  non-zero {non0["n_params"]:>6,} (book {book.source_non0:,}), of which outside '
           f'tok_emb {non0["n_params"] - non0["tok_emb"]}')
     assert total['n_params'] == book.source_total
 

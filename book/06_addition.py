@@ -207,8 +207,9 @@ print(f'rows of T sum to {np.abs(T.sum(1)).max():.0e}; condition number {np.lina
 theta = -2 * np.pi / 6               # the 2-digit mod adder's head that reads one place back
 ours = taotp.blocks.pos_3d_enc_rotation_matrix(theta)
 solved = np.linalg.solve(T, book_code(np.arange(3.0) + theta))
-print('ours x 1e6:', np.round(1e6 * ours).tolist())
-print('solved x 1e6:', np.round(1e6 * solved).tolist())
+print(f'{"ours x 1e6":35} solved x 1e6')             # row by row, side by side
+for a, b in zip(np.round(1e6 * ours).tolist(), np.round(1e6 * solved).tolist()):
+    print(f'{str(a):35} {b}')
 w = solved - ours
 print(f'solved - ours: all rows equal: {np.allclose(w, w[0])}; largest change of a turned code: '
       f'{np.abs(taotp.pos_enc_3d_array(6) @ w).max():.0e}')
@@ -230,28 +231,28 @@ for n in (1, 2, 3):
     wrong = '{} of {:,}'.format(*taotp.addition.addition_errors(p, n, pairs, task='mod'))
     print(f'{n} digit(s): ours {ours_count:,}, with solved rotations '
           f'{taotp.count_non0_params(p)["n_params"]:,} '
-          f'(book {taotp.programs.CATALOGUE[f"mod-{n}"].source_non0:,}); zero in one only: '
-          f'{int(flips.sum())} entries ({big} large and {dust} dust in ours); wrong sums: {wrong}')
+          f'(book {taotp.programs.CATALOGUE[f"mod-{n}"].source_non0:,}); wrong sums: {wrong}\n'
+          f'  zero in one only: {int(flips.sum())} entries ({big} large and {dust} dust in ours)')
 
 # %% [markdown]
-# Solving the book's way reproduces its counts for 1 and 3 digits exactly and lands one below its
-# count for 2 digits: at a condition number of $3 \cdot 10^{16}$, whether an entry comes out as
+# Solving the book's way moves each count to within a few entries of the book's, above or below
+# it depending on the machine: at a condition number near $10^{16}$, whether an entry comes out as
 # exactly 0 or as $10^{-10}$ depends on the last bits of the arithmetic, which vary between
-# linear-algebra libraries. For 2 digits, 7 entries are zero in one version only: 3 are full-size
-# entries of our rotations that the solved matrices have as exact zeros ($-333{,}333$ and twice
-# $666{,}667$ above, i.e. $-\tfrac13$ and $\tfrac23$ times the query scale $10^6$), 3 are $10^{-10}$
-# dust in ours where the exact matrix has a zero (the heads at $\pm 120°$ and the cleanup head's
-# $R(0) = I$), and 1 is a zero of ours that the solved $R(0) = I + \mathbf{1} w^\top$ fills with
-# $-250{,}000$. Both versions add every pair right: a count of exact zeros measures the solver as
-# much as the program. (The same $R(0)$ sits in the full adder below, with five non-zero entries in
-# both versions, shown in the next cell, so there the counts agree by coincidence.)
+# linear-algebra libraries (the digits printed above are this machine's; tests do not compare
+# them). The entries that are zero in one version only are of the two kinds the cell counts:
+# full-size entries of our rotations that the solved matrices cancel exactly (the $-333{,}333$ of
+# the first printed matrix whose place holds $-0.0$ in the second, i.e. $-\tfrac13$ times the query
+# scale $10^6$), and $10^{-10}$ dust in ours where the exact matrix has a zero (the heads at
+# $\pm 120°$ and the cleanup head's $R(0) = I$). Every version adds every pair right: a count of
+# exact zeros measures the solver as much as the program. The next cell prints the cleanup head's
+# $R(0)$ both ways, dust included; the full adder below uses the same matrix.
 
 # %% tags=["nbval-ignore-output"]
 # (the last digits printed here depend on the CPU's BLAS/LAPACK kernels; tests do not compare them)
 for name, R in (('ours', taotp.blocks.pos_3d_enc_rotation_matrix(0.0)),
                 ('solved', np.linalg.solve(T, T))):
     tiny = int(((R != 0) & (np.abs(R) < 1e-12)).sum())
-    print(f'R(0), {name:6}: {np.count_nonzero(R)} non-zero entries, {tiny} of them below 1e-12;',
+    print(f'R(0), {name:6}: {np.count_nonzero(R)} non-zero entries, {tiny} of them below 1e-12:\n ',
           np.round(R, 2).tolist())
 
 # %% [markdown]
@@ -369,15 +370,17 @@ def wrong(n, **kw):
         model = taotp.build_decimal_addition_transformer(n, **kw)
         return taotp.addition.addition_errors(model, n, None if n == 1 else pairs2)[0]
 exps_q, exps_o = [0, 1, 2, 3, 6, 100, 300], [0, 1, 2, 3, 4, 10, 150, 154, 160]
-for n in (1, 2):
-    print(f'{n} digit(s), wrong answers by harden:',
-          {f'1e{k}': wrong(n, harden=10.0 ** k) for k in exps_q})
-    print(f'{n} digit(s), wrong answers by out_scale:',
-          {f'1e{k}': wrong(n, out_scale=10.0 ** k) for k in exps_o})
+def row(label, values):                  # a label, then one column per scale
+    print(f'{label:30}' + ''.join(f'{v:>7}' for v in values))
+for knob, exps in (('harden', exps_q), ('out_scale', exps_o)):
+    row(f'wrong answers by {knob}', [f'1e{k}' for k in exps])
+    for n, of in ((1, 100), (2, 400)):
+        row(f'  {n} digit(s), of {of}', [wrong(n, **{knob: 10.0 ** k}) for k in exps])
 with np.errstate(over='ignore', invalid='ignore'):
-    print('single-digit adder, wrong of 100 by value_scale:',
-          {f'1e{k}': taotp.addition.addition_errors(taotp.build_single_digit_mod_transformer(
-              value_scale=10.0 ** k), 1, task='single')[0] for k in range(2, 9)})
+    by_value = [taotp.addition.addition_errors(taotp.build_single_digit_mod_transformer(
+        value_scale=10.0 ** k), 1, task='single')[0] for k in range(2, 9)]
+row('wrong answers by value_scale', [f'1e{k}' for k in range(2, 9)])
+row('  single-digit adder, of 100', by_value)
 
 # %% [markdown]
 # The full adder tolerates query scales from $10^2$ up to $10^{300}$ (softmax subtracts the maximum, so
@@ -402,8 +405,8 @@ for n in (1, 2, 3):
     mlp = sum(layer[k].size for k in ('M1', 'b1', 'M2', 'b2'))
     mlp0 = sum(int((layer[k] != 0).sum()) for k in ('M1', 'b1', 'M2', 'b2'))
     print(f'{n} digit(s): {total:>7,} total, {taotp.count_non0_params(model)["n_params"]:>7,} '
-          f'non-zero, MLP {mlp:,} ({100 * mlp / total:.1f}%), non-zero MLP {mlp0:,}   '
-          f'(book {book})')
+          f'non-zero, MLP {mlp:,} ({100 * mlp / total:.1f}%), non-zero MLP {mlp0:,}\n'
+          f'{"":12}(book {book})')
     names += [f'{n} digit: MLP', f'{n} digit: rest']
     values += [mlp, total - mlp]
 taotp.plot.bars(names, values, title='decimal adder: parameters in the MLP vs everything else',

@@ -184,6 +184,18 @@ taotp.plot.attention(tr.attn[0], tokens=[2, 0, 1, 1], title='copy the first toke
 # anything runs. The last text below has two mistakes:
 
 # %%
+import re
+
+def fit(line, width=100):                  # for this page only; messages are not wrapped
+    """The line; if wider than width, broken once: after a ';', else a ',', outside brackets."""
+    if len(line) <= width:
+        return line
+    for mark in ';,':
+        cuts = [m.end() for m in re.finditer(mark + r' (?![^(\[]*[)\]])', line) if m.end() <= width]
+        if cuts:
+            return line[:cuts[-1]].rstrip() + '\n    ' + line[cuts[-1]:]
+    return line
+
 broken = copy_first_text.replace('"K": [[0], [0], [0], [-1], [0], [1]]',
                                  '"K": [[0], [0], [-1], [0], [1]]')
 for text in (broken,
@@ -195,7 +207,7 @@ for text in (broken,
     try:
         taotp.load_program(text)
     except taotp.ProgramError as err:
-        print(err)
+        print('\n'.join(fit(line) for line in str(err).splitlines()))
 
 # %% [markdown]
 # And a text that tries to run code is refused without being evaluated:
@@ -206,7 +218,7 @@ for text in ("__import__('os').system('echo hacked')",
     try:
         taotp.load_program(text)
     except taotp.ProgramError as err:
-        print(err)
+        print(fit(str(err)))
 
 # %% [markdown]
 # ### Step 4: writing programs back
@@ -227,8 +239,8 @@ for key in ('hello-world-message', 'lookup-10', 'search-10', 'min-10', 'sort-28'
     compact = taotp.dump_program(params, compact=True)
     ok = (taotp.params_equal(params, taotp.load_program(text))
           and taotp.params_equal(params, taotp.load_program(compact)))
-    print(f'{program.title[:44]:44s} {taotp.count_params(params)["n_params"]:>7,} params, '
-          f'{len(text):>9,} characters ({len(compact):>9,} compact), exact: {ok}')
+    print(f'{program.title[:32]:32s} {taotp.count_params(params)["n_params"]:>6,} params, '
+          f'{len(text):>7,} characters ({len(compact):>7,} compact), exact: {ok}')
     assert ok
 
 # %% [markdown]
@@ -276,7 +288,7 @@ print(f'row lengths {norms.min():.3f} .. {norms.max():.3f} (exact: {3 ** 0.5:.3f
 
 # %%
 fig83 = taotp.load_program(taotp.interpreter.book_listing('min'))
-print(taotp.config(fig83))
+print(str(taotp.config(fig83)).replace(" 'vocab_size'", "\n 'vocab_size'"))
 prompt = [6, 2, 0, 12, 18, 7, 12]
 print(prompt, '->', taotp.decode(prompt, fig83, max_steps=1).tolist())
 
@@ -388,7 +400,8 @@ print('all checks passed')
 # ## How big is it?
 
 # %%
-print(f'{"program":22s} {"total":>5s} {"non-zero":>8s} {"non-zero outside emb.":>21s}   book')
+print(f'{"":26s} {" non-zero ":-^17s}')
+print(f'{"program":20s} {"total":>5s} {"all":>4s} {"outside emb.":>12s}  book')
 book_min = f'3V + 3B + 39 = {taotp.programs.CATALOGUE["listing-min"].source_total} total, 11 non-zero outside tok_emb'
 for name, params, book in (
         ('Fig. 8.2 Hello World', hello, f'{taotp.programs.CATALOGUE["listing-hello-world"].source_total} total'),
@@ -397,7 +410,7 @@ for name, params, book in (
         ('counter (by hand)', counter, ''),
         ('copy first (by hand)', copy_first, '')):
     total, non0 = taotp.count_params(params), taotp.count_non0_params(params)
-    print(f'{name:22s} {total["n_params"]:>5} {non0["n_params"]:>8} {non0["non_emb"]:>21}   {book}')
+    print(f'{name:20s} {total["n_params"]:>5} {non0["n_params"]:>4} {non0["non_emb"]:>12}  {book}')
 
 # %% [markdown]
 # The one-decimal listing has fewer non-zeros than the exact program (69 against 70) because

@@ -173,7 +173,8 @@ print('Gram matrix:\n', (codes @ codes.T).astype(int))
 # Nineteen named dimensions plus the codes, $d = 19 + 2P_1 + 2P_2$:
 
 # %%
-print(adder.layout)
+import textwrap
+print(textwrap.fill(repr(adder.layout), 100, subsequent_indent=' ' * 7))
 print('d_model =', adder.layout.d_model, '= 19 + 2 P1 + 2 P2 with P1, P2 =', adder.P1, adder.P2)
 
 # %% [markdown]
@@ -467,7 +468,7 @@ fig
 try:
     small.teacher_forced(C.random_operands(8, 3, rng=rng))
 except ValueError as err:
-    print(err)
+    print(textwrap.fill(str(err), 100))
 
 # %% [markdown]
 # ### The off-by-one in the code width

@@ -547,7 +547,8 @@ x40, _ = sel.sample_sequence(P, lags, T40, np.random.default_rng(9))
 ref = sel.build_selective_induction(P, lags, T40, output='log').run(x40)
 plain = sel.book_params(P, lags, T40, norm='none')
 t0 = taotp.trace(x40, plain, norm='none')
-print('config:', {k: v for k, v in taotp.config(plain).items() if k != 'd_ff'})
+print('config:', str({k: v for k, v in taotp.config(plain).items() if k != 'd_ff'})
+      .replace(" 'vocab_size'", "\n         'vocab_size'"))
 print('no layer norm: max attention gap per layer',
       [f'{np.abs(a - b).max():.1e}' for a, b in zip(t0.attn, ref['attn'])],
       f' output gap {np.abs(taotp.softmax(t0.logits) - ref["probs"]).max():.1e}')
@@ -593,10 +594,11 @@ for S_, T_, lg in ((5, 10, (1, 2, 3)), (5, 128, (1, 2, 3)), (5, 128, (1, 2, 3, 4
     i, j = np.arange(T_)[:, None], np.arange(T_)[None, :]
     nnz_B = int(np.count_nonzero((i - j) % H == H - 1))
     formula = [S_ ** 2 + T_ ** 2, H * T_ ** 2, T_ ** 2 + H * nnz_B, S_ ** 2]
-    print(f'S={S_} T={T_:3} lags {str(set(lg)):16} widths {mm.widths}  non-zero',
-          list(mm.count_nonzero().values()), ' formula', formula)
-print('book port (S=5, T=40, 3 heads):', taotp.count_params(book))
-print('                     non-zero :', taotp.count_non0_params(book))
+    print(f'S={S_} T={T_:3} lags {str(set(lg)):16} widths {mm.widths}\n'
+          f'  non-zero {list(mm.count_nonzero().values())}  formula {formula}')
+print('book port (S=5, T=40, 3 heads), parameters')
+print('  all     :', taotp.count_params(book))
+print('  non-zero:', taotp.count_non0_params(book))
 
 # %% [markdown]
 # ## Limits

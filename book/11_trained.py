@@ -619,6 +619,7 @@ assert totals == {'holds': 3, 'not reached': 19, 'contradicted': 0, 'not run': 1
 # same code).
 
 # %% tags=["nbval-skip"]
+import textwrap
 x_tl, _ = taotp.selective.sample_batch(P, (1, 2, 3), 16, 1, rng=np.random.default_rng(0))
 port = taotp.selective.book_params(P, (1, 2, 3), 16)
 try:
@@ -628,7 +629,8 @@ except ModuleNotFoundError as missing:
     print(missing)
 else:
     book = taotp.trace(x_tl[0], port).attn
-    print('hook points of block 0:', ', '.join(hook_names(port)[:6]), '...')
+    print(textwrap.fill('hook points of block 0: ' + ', '.join(hook_names(port)[:6] + ['...']),
+                        80, subsequent_indent='  '))
     print('largest |TransformerLens - taotp.trace| per layer:',
           [f'{np.abs(p - b).max():.0e}' for p, b in zip(patterns, book)])
     fig = taotp.plot.figure((6.6, 2.4))

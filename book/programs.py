@@ -62,11 +62,24 @@ for program in PROGRAMS:
                      book_total=program.source_total, book_non0=program.source_non0))
 
 # %% tags=["hide-input"]
+import re
+
 def show(n):
     return '-' if n is None else f'{n:,}'
 
+def name_lines(name, width):
+    """A name as lines of at most width characters, broken after a comma or before a '('."""
+    lines = ['']
+    for piece in re.split(r'(?<=, )|(?= \()', name):
+        if lines[-1] and len((lines[-1] + piece).rstrip()) > width:
+            lines.append('  ' + piece.strip())
+        else:
+            lines[-1] += piece
+    return [line.rstrip() for line in lines]
+
 # one table, shown as a table in Jupyter, Colab and the book (Markdown) and as aligned
-# text where only plain text is shown
+# text where only plain text is shown: at most 100 characters a line, so a long name
+# continues on the next line
 head = ['ch', 'program', 'L', 'H', 'd', 'MLP', 'total', 'source', 'non-zero', 'source']
 cells = [[str(r['chapter']), r['name'], str(r['layers']), str(r['heads']), str(r['d_model']),
           'yes' if r['mlp'] else '-', show(r['total']), show(r['book_total']),
@@ -75,9 +88,15 @@ markdown = '\n'.join(['| ' + ' | '.join(head) + ' |',
                       '|' + '|'.join(['---:', ':---'] + ['---:'] * 8) + '|']
                      + ['| ' + ' | '.join(c) + ' |' for c in cells])
 widths = [max(len(x) for x in column) for column in zip(head, *cells)]
-plain = '\n'.join('  '.join(x.ljust(w) if i == 1 else x.rjust(w)
-                             for i, (x, w) in enumerate(zip(line, widths))).rstrip()
-                   for line in [head] + cells)
+# one space between columns, two after the name, which gets at most what is left of 100
+widths[1] = min(widths[1], 100 - (sum(widths) - widths[1]) - len(widths))
+lines = []
+for line in [head] + cells:
+    first, *more = name_lines(line[1], widths[1])
+    lines.append(' '.join(x.ljust(w + 1) if i == 1 else x.rjust(w)
+                          for i, (x, w) in enumerate(zip([line[0], first] + line[2:], widths))))
+    lines += [' ' * (widths[0] + 1) + name for name in more]
+plain = '\n'.join(lines)
 from IPython.display import display
 display({"text/markdown": markdown, "text/plain": plain}, raw=True)
 

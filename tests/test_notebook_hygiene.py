@@ -2,7 +2,8 @@
 
 And stored as a reader's tools leave it: the kernelspec JupyterLab writes back (so that
 opening a notebook changes nothing; ``tests/test_jupyterlab.py`` opens each one), one
-output box per stream, and within the size budgets of CONTRIBUTING.md.
+output box per stream, and within the size budgets of CONTRIBUTING.md; a chapter's printed
+lines fit the book's text column.
 """
 import importlib.util
 import re
@@ -77,6 +78,37 @@ def test_stored_notebook_is_within_its_size_budget(path):
     budget = BUDGET_KB[path.parent.name]
     size = path.stat().st_size / 1000
     assert size <= budget, f'{path.name} stores {size:.0f} KB; its budget is {budget} KB'
+
+
+# characters a stored line of text may take: the book's text column, and about what Jupyter
+# and Colab show without wrapping it or scrolling sideways
+WIDEST_LINE = 100
+
+
+def _printed_text(out):
+    """The text an output shows as text: a stream, or the text/plain of a result with no
+    HTML or picture to show instead (those are laid out by the browser); None otherwise."""
+    if out.output_type == 'stream':
+        return out.text
+    data = out.get('data', {})
+    if 'text/plain' in data and not {'text/html', 'image/png'} & set(data):
+        return data['text/plain']
+    return None
+
+
+@pytest.mark.parametrize('path', [p for p in NOTEBOOKS if p.parent.name == 'book'],
+                         ids=[i for i in IDS if i.startswith('book')])
+def test_printed_lines_fit_the_text_column(path):
+    """A longer line wraps mid-word or scrolls sideways: print it as two meaningful lines,
+    one key of a dict per line, a narrower table, or wrap it (``textwrap.fill``)."""
+    nb = nbformat.read(path, as_version=4)
+    wide = [f'cell {i}: {len(line)} characters: {line[:60]!r}...'
+            for i, cell in enumerate(nb.cells) for out in cell.get('outputs', [])
+            for line in (_printed_text(out) or '').splitlines() if len(line) > WIDEST_LINE]
+    script = path.with_suffix('.py').relative_to(ROOT)
+    assert not wide, (f'{path.name} prints lines wider than {WIDEST_LINE} characters (narrow '
+                      f'them in {script}, then run tools/run_notebooks.py {script}):\n'
+                      + '\n'.join(wide))
 
 
 @pytest.mark.parametrize('path', NOTEBOOKS, ids=IDS)
