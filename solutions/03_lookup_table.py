@@ -48,9 +48,11 @@ keep_progress(False)   # running the reference solutions does not solve your puz
 # (`training.regenerate(['3.1'])` trains it again, with the comparison quoted below).
 
 # %%
+import textwrap
 from taotp.exercises import training
 trained, facts = training.stored('3.1', with_facts=True)
-print('settings:', facts['settings'])
+settings = ', '.join(f'{k}={v}' for k, v in facts['settings'].items())
+print(textwrap.fill(f'settings: {settings}', 100, subsequent_indent='  '))
 print(f'{facts["parameters"]:,} parameters, trained in {facts["seconds"]:.0f} s with one thread')
 answer = trained
 result = check('3.1', answer)
@@ -67,11 +69,12 @@ assert result
 attack = facts['attack']
 query = np.array(attack['query'])
 ks, vs = training.lookup_table()
-print('query:', query.tolist(), ' right value:', taotp.lookup.lookup_reference(query, ks, vs),
+print('query:', query.tolist())
+print('  right value:', taotp.lookup.lookup_reference(query, ks, vs),
       ' the trained model says:', taotp.last_token_argmax(query[None], trained)[0])
 naive = facts['sweep'][0]
 print(f'trained on random prefixes only (mix_keys=False): {naive["random"]:.1%} and '
-      f'{naive["keys"]:.1%} on the sampled queries, {naive["attack"]["wrong"]} keys broken by '
+      f'{naive["keys"]:.1%} on the sampled queries,\n  {naive["attack"]["wrong"]} keys broken by '
       f'the search (the reference: {attack["wrong"]})')
 
 # %% [markdown]
@@ -278,10 +281,12 @@ ks, vs, vocab = taotp.lookup.ngram_table(play, 400, 7)
 poem = taotp.build_lookup_transformer(ks, vs, len(vocab), 7, 20, rng=0)
 print(f'{len(ks)} grams, {len(vocab)} words, recalled {taotp.lookup.lookup_precision(poem, ks, vs):.0%}')
 ids = {w: i for i, w in enumerate(vocab)}
-for start in (0, 805, 2003):
+for start in (0, 805, 2003):     # a long answer continues on the next line, under its start
     prompt = play[start:start + 7]
     out = taotp.decode([ids[w] for w in prompt], poem, max_steps=10, window=True)
-    print(' '.join(prompt), '|', ' '.join(vocab[t] for t in out[7:]))
+    shown = ' '.join(prompt) + ' | '
+    print(textwrap.fill(shown + ' '.join(vocab[t] for t in out[7:]), 100,
+                        subsequent_indent=' ' * len(shown)))
 
 # %% [markdown]
 # ## Puzzle 3.9 · The 20 % ceiling (no checker)

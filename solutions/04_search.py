@@ -55,6 +55,7 @@ keep_progress(False)   # running the reference solutions does not solve your puz
 # words, against the chapter's alphabetical placement.
 
 # %%
+import textwrap
 words = [w for w in corpus.words(corpus.romeo_and_juliet()) if w[0].isalpha()]
 vocab_words = sorted(set(words))
 word_id = {w: i for i, w in enumerate(vocab_words)}
@@ -77,8 +78,9 @@ for name, params in (('alphabetical', alphabetical), ('by frequency', by_frequen
     out = generate(params)
     seq = context + out.tolist()
     defined = sum(taotp.search.search_reference(seq[i - 100:i], 2) is not None for i in range(100, 160))
-    lines.append(f'{name:>12} ({defined} of 60 steps had a unique match): '
-                 + ' '.join(vocab_words[i] for i in out[:30]))
+    lines.append(f'{name:>12} ({defined} of 60 steps had a unique match):\n'
+                 + textwrap.fill(' '.join(vocab_words[i] for i in out[:30]), 100,
+                                 initial_indent='  ', subsequent_indent='  '))
 print('\n'.join(lines))
 
 # %% [markdown]
@@ -302,10 +304,10 @@ assert result
 
 # %%
 p = taotp.build_search_transformer(10, 100, 2)
-lines = []
+lines = ['input -> answer; layer-1 attention of the last position']
 for x in ([1, 2, 5, 1, 2, 5, 1, 2], [1, 2, 5, 1, 2, 7, 1, 2], [1, 2, 3, 1, 2, 9, 1, 2]):
     t = taotp.trace(x, p)
-    lines.append(f'{x} -> {int(t.logits[-1].argmax())}; layer-1 attention of the last position: '
+    lines.append(f'{x} -> {int(t.logits[-1].argmax())}; attention: '
                  f'{np.round(t.attn[1][0, -1], 2).tolist()}')
 print('\n'.join(lines))
 

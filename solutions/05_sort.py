@@ -193,7 +193,7 @@ def build_general_sort(vocab_size=1000, block_size=64, out_scale=1e6):
     return params
 
 general = build_general_sort()
-print(taotp.config(general))
+print(str(taotp.config(general)).replace(" 'vocab_size'", "\n 'vocab_size'"))
 print('parameters:', taotp.count_params(general))
 result = check('5.4', general)
 assert result
@@ -298,7 +298,7 @@ def build_sort_with_repeats(vocab_size=16, block_size=32, max_len=12):
     return params
 
 repeats = build_sort_with_repeats()
-print(taotp.config(repeats))
+print(str(taotp.config(repeats)).replace(" 'vocab_size'", "\n 'vocab_size'"))
 print('[5, 2, 5, 2, 0] ->', taotp.decode([5, 2, 5, 2, 0], repeats, max_steps=4)[5:].tolist())
 result = check('5.6', repeats)
 assert result
@@ -556,8 +556,9 @@ def build_multi_digit_sort(block_size=64, ballast=1e6, H=80.0):
     return p
 
 sorter = build_multi_digit_sort()
-print(taotp.config(sorter))
-print('parameters:', taotp.count_params(sorter))
+print(str(taotp.config(sorter)).replace(" 'd_head'", "\n 'd_head'")
+      .replace(" 'vocab_size'", "\n 'vocab_size'"))
+print('parameters:\n ', taotp.count_params(sorter))
 from taotp.exercises.ch05 import encode_numbers
 for numbers in ([42, 7, 100], [7, 70, 700, 71, 17]):
     x = encode_numbers(numbers)
@@ -576,11 +577,13 @@ assert result
 # (`training.regenerate(['5.8'])` trains it again).
 
 # %%
+import textwrap
 from taotp.exercises import training
 trained, facts = training.stored('5.8', with_facts=True)
-print('settings:', facts['settings'])
+settings = ', '.join(f'{k}={v}' for k, v in facts['settings'].items())
+print(textwrap.fill(f'settings: {settings}', 100, subsequent_indent='  '))
 print(f'{facts["parameters"]:,} parameters (the hand-built Sort of this chapter: '
-      f'{taotp.count_params(taotp.build_sort_transformer(28, 56))["n_params"]:,}); '
+      f'{taotp.count_params(taotp.build_sort_transformer(28, 56))["n_params"]:,})\n'
       f'trained in {facts["seconds"]:.0f} s with one thread; final loss {facts["loss"]:.1e}')
 answer = trained
 result = check('5.8', answer)

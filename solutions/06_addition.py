@@ -469,12 +469,12 @@ def sep_with(n, weights):
 
 choices = {'p0 (book)': [1, 0, 0], 'p1': [0, 1, 0], 'p2': [0, 0, 1]}
 angles = np.linspace(0, np.pi, 13)
+print(f'{"":11}' + ''.join(f'{name:>11}' for name in choices) + '   best cos/sin mix of p0, p1')
 for n in (1, 2, 3):
-    row = {name: sep_with(n, np.array(w, float)) for name, w in choices.items()}
+    row = [sep_with(n, np.array(w, float)) for w in choices.values()]
     mix = max(angles, key=lambda f: sep_with(n, np.array([np.cos(f), np.sin(f), 0])))
-    row[f'best cos/sin mix of p0, p1 (phi={mix:.2f})'] = sep_with(
-        n, np.array([np.cos(mix), np.sin(mix), 0]))
-    print(f'{n} digit(s): ' + ', '.join(f'{k} {v:.2e}' for k, v in row.items()))
+    best = sep_with(n, np.array([np.cos(mix), np.sin(mix), 0]))
+    print(f'{n} digit(s):' + ''.join(f'{v:11.2e}' for v in row) + f'   {best:.2e} (phi={mix:.2f})')
 
 
 # %% [markdown]

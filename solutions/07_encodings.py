@@ -329,9 +329,11 @@ print(f'sinusoidal 64 x 128, eps = 1e-3: standard {taotp.padding_dimension(E64)}
 # comparison quoted below.
 
 # %%
+import textwrap
 from taotp.exercises import training
 models, facts = training.stored('7.11', with_facts=True)
-print('settings:', facts['settings'])
+settings = ', '.join(f'{k}={v}' for k, v in facts['settings'].items())
+print(textwrap.fill(f'settings: {settings}', 100, subsequent_indent='  '))
 print(f'{facts["parameters"]:,} parameters each; both trained in {facts["seconds"]:.0f} s with '
       f'one thread')
 for encoding in ('og', 'rotation'):

@@ -303,7 +303,7 @@ def build(max_digits, max_operands, lam=20.0):
     return {'tok_emb': tok, 'pos_emb': tables, 'out_emb': out, 'layers': [layer], 'lnf': norm}
 
 
-print(taotp.config(build(8, 8)))
+print(str(taotp.config(build(8, 8))).replace(" 'vocab_size'", "\n 'vocab_size'"))
 result = check('9.11', build)
 assert result
 
