@@ -473,8 +473,8 @@ print(f'{"":11}' + ''.join(f'{name:>11}' for name in choices) + '   best cos/sin
 for n in (1, 2, 3):
     row = [sep_with(n, np.array(w, float)) for w in choices.values()]
     mix = max(angles, key=lambda f: sep_with(n, np.array([np.cos(f), np.sin(f), 0])))
-    best = sep_with(n, np.array([np.cos(mix), np.sin(mix), 0]))
-    print(f'{n} digit(s):' + ''.join(f'{v:11.2e}' for v in row) + f'   {best:.2e} (phi={mix:.2f})')
+    mixed = sep_with(n, np.array([np.cos(mix), np.sin(mix), 0]))
+    print(f'{n} digit(s):' + ''.join(f'{v:11.2e}' for v in row) + f'   {mixed:.2e} (phi={mix:.2f})')
 
 
 # %% [markdown]

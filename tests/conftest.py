@@ -34,3 +34,18 @@ def pytest_collection_modifyitems(config, items):
 def rng():
     """A fresh seeded generator per test: same inputs on every run."""
     return np.random.default_rng(1234)
+
+
+@pytest.fixture(autouse=True, scope='module')
+def _forget_the_reference_solutions():
+    """Each test module reads the reference answers it needs (``tests/solutions.py`` runs a
+    chapter's solution script once and keeps its namespace); when the module is done they
+    are let go, so one pytest process never holds every chapter's arrays at once (the
+    default tier's 600 MB budget)."""
+    yield
+    import sys
+    solutions = sys.modules.get('solutions')
+    if solutions is not None and hasattr(solutions, 'chapter_answers'):
+        solutions.chapter_answers.cache_clear()
+        import gc
+        gc.collect()

@@ -182,15 +182,20 @@ _INSTALLED = tuple(os.path.realpath(p) + os.sep for p in
                                                        'platlib')})
 
 
+_INSTALLED_FILE = {}     # a module's file -> whether it is installed (realpath is slow)
+
+
 def _user_modules():
     """Modules of the reader's own (not installed, not the package): sent by value, so the
     worker never imports them."""
     found = []
     for name, module in list(sys.modules.items()):
         path = getattr(module, '__file__', None)
-        if not path or name == '__main__' or name.split('.')[0] == 'taotp':
+        if not isinstance(path, str) or name == '__main__' or name.split('.')[0] == 'taotp':
             continue
-        if not os.path.realpath(path).startswith(_INSTALLED):
+        if path not in _INSTALLED_FILE:
+            _INSTALLED_FILE[path] = os.path.realpath(path).startswith(_INSTALLED)
+        if not _INSTALLED_FILE[path]:
             found.append(module)
     return found
 

@@ -13,6 +13,7 @@ the resource limits apply; ``install()`` says which.
 import ctypes
 import ctypes.util
 import errno
+import functools
 import os
 import platform
 import struct
@@ -44,14 +45,17 @@ _LD_ABS, _JEQ, _JGE, _JSET, _RET = 0x20, 0x15, 0x35, 0x45, 0x06
 _PR_SET_NO_NEW_PRIVS, _PR_SET_SECCOMP, _PR_SET_DUMPABLE, _SECCOMP_MODE_FILTER = 38, 22, 4, 2
 
 
+@functools.lru_cache(maxsize=None)
 def _table():
     if platform.system() == 'Linux' and platform.machine() in ('x86_64', 'AMD64'):
         return _X86_64
     return None
 
 
-def _program(table):
+@functools.lru_cache(maxsize=None)
+def _program():
     """The filter as BPF instructions; jumps name labels, resolved at the end."""
+    table = _table()
     ops = [(_LD_ABS, 0, 0, 4), (_JEQ, 0, 'deny', table['arch']), (_LD_ABS, 0, 0, 0),
            (_JGE, 'deny', 0, 0x40000000)]                       # x32 system calls
     ops += [(_JEQ, 'deny', 0, nr) for nr in table['deny'].values()]
@@ -79,6 +83,7 @@ def _program(table):
     return b''.join(out), len(out)
 
 
+@functools.lru_cache(maxsize=None)
 def _libc():
     return ctypes.CDLL(ctypes.util.find_library('c') or 'libc.so.6', use_errno=True)
 
@@ -92,6 +97,14 @@ def protect_self():
             pass
 
 
+def prepare():
+    """Everything ``install`` needs that takes time (finding the C library runs a program,
+    the filter is assembled in Python), done once in the zygote before it forks."""
+    if _table() is not None:
+        _libc()
+        _program()
+
+
 def install():
     """Drop capabilities and install the filter; returns True when the walls stand."""
     table = _table()
@@ -102,7 +115,7 @@ def install():
     data = ctypes.create_string_buffer(24)                       # two zeroed sets
     if libc.syscall(table['capset'], ctypes.c_char_p(header), data) != 0:
         raise OSError(ctypes.get_errno(), 'capset failed')
-    code, length = _program(table)
+    code, length = _program()
     filters = ctypes.create_string_buffer(code, len(code))
     fprog = struct.pack('=HxxxxxxQ', length, ctypes.addressof(filters))
     if libc.prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 or \

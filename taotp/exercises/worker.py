@@ -63,8 +63,10 @@ def _preload():
     import numpy  # noqa: F401
     import taotp  # noqa: F401
     import taotp.corpus, taotp.programs, taotp.reference  # noqa: E401,F401
-    from taotp.exercises import registry
+    from taotp.exercises import registry, sandbox
     registry()
+    sandbox.prepare()
+    _package_files()
 
 
 # ----------------------------------------------------------------------------- one check's worker
@@ -284,6 +286,37 @@ def _switch_off(dotted):
 
 # ----------------------------------------------------------------------------- the audit hook
 
+_FILES = {}        # module names -> their files, filled in the zygote and inherited by forks
+
+
+def _package_files():
+    """The source and cached bytecode files of every package module loaded now."""
+    import importlib.util
+    names = tuple(sorted(name for name, module in list(sys.modules.items())
+                         if name.split('.')[0] == 'taotp' and getattr(module, '__file__', None)))
+    if names not in _FILES:
+        files = set()
+        for name in names:
+            source = sys.modules[name].__file__
+            files.add(os.path.realpath(source))
+            try:
+                files.add(os.path.realpath(importlib.util.cache_from_source(source)))
+            except (NotImplementedError, ValueError):
+                pass
+        _FILES[names] = frozenset(files)
+    return _FILES[names]
+    files = set()
+    for name in names:
+        source = sys.modules[name].__file__
+        files.add(os.path.realpath(source))
+        try:
+            files.add(os.path.realpath(importlib.util.cache_from_source(source)))
+        except (NotImplementedError, ValueError):
+            pass
+    _found[:] = [names, frozenset(files)]
+    return _found[1]
+
+
 class _Hook:
     """Refuses what no answer needs (see the module doc), and code compiled, built,
     unmarshalled or run that copies a switched-off function; an answer can edit it, not the
@@ -295,18 +328,9 @@ class _Hook:
     NO_IMPORT = ('_posixsubprocess', '_ctypes', 'cffi', '_cffi_backend')
 
     def __init__(self, policy, copy_table=(), walls=False):
-        import importlib.util
         import marshal
         self.pid = str(os.getpid())
-        self.protected = set()           # the files of every package module loaded now
-        for name, module in list(sys.modules.items()):
-            source = getattr(module, '__file__', None)
-            if name.split('.')[0] == 'taotp' and source:
-                self.protected.add(os.path.realpath(source))
-                try:
-                    self.protected.add(os.path.realpath(importlib.util.cache_from_source(source)))
-                except (NotImplementedError, ValueError):
-                    pass
+        self.protected = _package_files()
         self.progress = os.path.realpath(policy['progress']) if policy.get('progress') else None
         self.realpath, self.sep = os.path.realpath, os.sep
         self.copy_table, self.walls, self.busy = copy_table, walls, False
