@@ -240,6 +240,22 @@ def test_a_check_adds_little_to_the_answers_own_time():
     assert (time.perf_counter() - start) / 5 < 1.5
 
 
+@pytest.mark.skipif(not sys.platform.startswith('linux'), reason='reads /proc')
+def test_the_judge_and_its_workers_run_one_blas_thread(monkeypatch):
+    """A second OpenBLAS thread spins while it waits: on a busy machine that made the
+    reference of 5.7 take 32 s instead of 1.6 s, past its budget.  The judge sets one thread
+    for itself and its workers whatever the reader's kernel has."""
+    for name in ('OPENBLAS_NUM_THREADS', 'OMP_NUM_THREADS', 'MKL_NUM_THREADS'):
+        monkeypatch.delenv(name, raising=False)
+    exercises._stop_judge()                              # the next check starts a new one
+    passes('99.1', lambda: np.zeros(1))
+    with open(f'/proc/{exercises._judge["process"].pid}/environ', 'rb') as f:
+        environment = dict(item.split(b'=', 1) for item in f.read().split(b'\0') if b'=' in item)
+    exercises._stop_judge()                              # later tests get the usual one
+    for name in (b'OPENBLAS_NUM_THREADS', b'OMP_NUM_THREADS', b'MKL_NUM_THREADS'):
+        assert environment.get(name) == b'1', name
+
+
 def test_what_the_answer_prints_is_shown(capsys):
     def talks():
         print('hello from the answer')
