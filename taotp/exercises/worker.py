@@ -305,16 +305,6 @@ def _package_files():
                 pass
         _FILES[names] = frozenset(files)
     return _FILES[names]
-    files = set()
-    for name in names:
-        source = sys.modules[name].__file__
-        files.add(os.path.realpath(source))
-        try:
-            files.add(os.path.realpath(importlib.util.cache_from_source(source)))
-        except (NotImplementedError, ValueError):
-            pass
-    _found[:] = [names, frozenset(files)]
-    return _found[1]
 
 
 class _Hook:
@@ -358,7 +348,6 @@ class _Hook:
         if not args:
             return None
         if event == 'code.__new__':
-            name = args[2] if len(args) > 2 else ''
             if isinstance(args[0], bytes):          # named or not: any name can be given
                 return copies.match(copies.instructions(args[0]), self.copy_table)
             return None
