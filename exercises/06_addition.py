@@ -294,7 +294,7 @@ check('6.19', params_6_19)
 # Prompts `[a digits, 10, b digits, 11]` (n digits each, zero padded; token 10 now means "times"),
 # answer: the $2n$ digits of $a \cdot b$, zero padded. Answer with `build(n_digits)` returning the
 # program; the checker tries every 1-digit pair and 16 hand-made 2-digit pairs (zeros, ones, 99 · 99,
-# powers of two; visible), then 250 random 2-digit pairs drawn afresh on every check (hidden).
+# powers of two; visible), then 1,500 of the 10,000 2-digit pairs drawn afresh on every check (hidden).
 
 # %%
 def build_6_20(n_digits):

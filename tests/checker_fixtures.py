@@ -35,5 +35,6 @@ PUZZLES = [
     Puzzle('99.1', 'read a returned array', 'checked', reads_a_result),
     Puzzle('99.2', 'an option that weakens the check', 'checked', counts_cases),
     Puzzle('99.3', 'a refused package function', 'checked', refuses_the_packages_decoder,
-           refuse={'taotp.decoding.decode': 'write your own'}),
+           refuse={'taotp.decoding.decode': 'write your own',
+                   'taotp.train.*': 'the PyTorch twin is off too'}),
 ]

@@ -4,7 +4,7 @@
 |---|---|---|
 | 1.1, 1.2, 1.5, 1.9, 1.10 | no checker (reflection) | - |
 | 1.3 | `decode_fast(tokens, params, max_steps, eos)` gives the naive decode's tokens on 32 cases over 4 programs drawn afresh (a layer without heads, d_value != d_head, d_ff = 0, vector and scalar layer norms; full blocks, 0 steps, eos at the first token), and a run of a fresh length (500-600 steps, d_model 128) takes at most 5x the CPU time of the package's cache on the same run (the worker's own CPU time, so another process's load counts little); the package's decoders and forward pass are switched off | a hand-written naive loop (float64 and float32); the leanest naive loop (float32, heads batched); a naive loop padded with busy work so its time grows linearly; a memoised naive loop; caches with a ring of 32 positions, layer norms without gamma/beta, values as wide as keys; `taotp.decode` itself, `taotp.transformer` in a loop, a copy of `taotp.decode`'s code |
-| 1.4 | `transformer_at(...)` gives the book's logits to 1e-9 on 16 inputs over 4 fresh programs; the package's forward pass, the loop reference and `np.einsum` are switched off | `taotp.transformer`, `taotp.reference.naive_transformer`, a rewrite calling `np.einsum`, layer norms without gamma/beta, no 1/sqrt(d_head) |
+| 1.4 | `transformer_at(...)` gives the book's logits to 1e-9 on 16 inputs over 4 fresh programs; the package's forward pass, the loop reference, `np.einsum` and the extras' packages (`taotp.train`, `taotp.export`, `taotp.interop`; also for 1.3, 1.6, 1.7) are switched off | `taotp.transformer`, `taotp.reference.naive_transformer`, a rewrite calling `np.einsum`, layer norms without gamma/beta, no 1/sqrt(d_head) |
 | 1.6 | `sample_decode(...)`: greedy at T = 1e-4 along 6-step runs of 4 fresh programs (logit gaps > 0.05); reproducible with a seeded rng; at T = 0.5, 1, 2, 300 runs of 8 steps: the frequency of every token at every step (and over all steps) within a Hoeffding-Azuma margin of softmax(logits / T) of the sampled prefixes (a right sampler fails with probability < 1e-6); the package's sampler switched off | the first token sampled then greedy; greedy after 4 sampled steps; `taotp.decode(..., temperature=T)`; the prompt's law at every step; T ignored; a fresh global generator; the generator reseeded; the prompt dropped |
 | 1.7 | `decode_window(...)` returns the prompt and n_steps argmax tokens over the last block_size tokens for 20 prompts at block sizes 1, 5, 8, 13 over 4 fresh programs | a window hard-coded to 8; the first step on the whole prompt; `taotp.decode(..., window=True)`; a window one token short |
 | 1.8 | `scramble_transformer(...)` leaves its inputs (and M) untouched, returns 5 pieces with new_tok_emb = tok_emb @ M and the same logits (1e-7) on 18 inputs for 6 (program, M) pairs of fresh programs; failures name the piece | M set to the identity in place; a right rewrite that mutates the caller's layers; only the embeddings; pos_emb, P, b2 or out_emb forgotten; M instead of M.T; pieces out of order |
@@ -437,3 +437,13 @@ def test_registry_lists_every_chapter_one_puzzle():
     ids = [p.id for p in ch01.PUZZLES]
     assert ids == [f'1.{i}' for i in range(1, 11)]
     assert {p.id for p in ch01.PUZZLES if p.kind == 'checked'} == set(CHECKED)
+
+
+@pytest.mark.parametrize('puzzle', ['1.3', '1.4', '1.6', '1.7'])
+def test_the_extras_forward_passes_are_switched_off(puzzle):
+    """Red team, class 3: ``taotp.train.model.Model`` (PyTorch) computes the same logits; the
+    worker refuses importing the extras' packages for the puzzles that ask for a forward pass
+    or a decoder (no PyTorch is needed to see the refusal)."""
+    def through_the_extras(*args, **kwargs):
+        __import__('taotp.train.model')
+    fails(puzzle, through_the_extras, 'taotp.train.model is switched off')

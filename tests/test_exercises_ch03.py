@@ -12,7 +12,7 @@ value.
 | 3.3, 3.4, 3.5, 3.8, 3.9, 3.10 | no checker (proofs, experiments, questions; worked answers in the solutions notebook) | - |
 | 3.2 | `build(ks, vs, V, B, l)` on the notebook's table `lookup_case(20, 2, 200, seed=32)` and 5 tables drawn afresh (keys of 1, 2, 3, 5, 6 tokens, vocabularies 40 to 200): one layer (`toolkit.budget`), at least 99 % of the keys right behind random prefixes of every length 0 to 6 and behind prefixes cut from other keys, and concatenation: the directions in which two key positions move the last position's stream are orthogonal (largest cosine <= 0.1; 40 tokens drawn afresh from the whole vocabulary at each key position of a random key behind a random prefix); no options | `threshold=0.0` with a 2 %-accurate builder; the book's hash builder at tok_dims 100 (100 % right, but a hash); the package's universal lookup of Chapter 12 (exact, but a hash); a narrow untied hash; two layers; a half-built dict, NaN weights, the wrong vocabulary |
 | 3.6 | a builder with the book's arguments that keeps the book's token embeddings and hash layer (1 layer, 5 heads, d_model 33, no MLP, equal to the book's program for the same rng) and beats the book's out_emb by 2 points on the same fresh queries, on the notebook's table `lookup_case(1000, 5, 1000, seed=36)` with rng seed 0, then on a fresh 1,000-entry table (mean of 3 fresh rng seeds); no options | the book's builder at twice the token width; `gain=-1`; the book's builder with a lucky seed of its own; an MLP added; the book's own builder |
-| 3.7 | `build(ks, vs, V, B)` on the notebook's table `lookup_case(30, 3, 12, seed=37)` and 4 tables drawn afresh (keys of 1 to 5 tokens): every key right under PostLN behind random prefixes of every length 0 to 6 and behind prefixes cut from other keys; no options | the untied book builder (built for PreLN); a program without the cleanup; `seconds=`; garbage builders |
+| 3.7 | `build(ks, vs, V, B)` on the notebook's table `lookup_case(30, 3, 12, seed=37)` and 4 tables drawn afresh (keys of 1 to 5 tokens): every key right under PostLN behind random prefixes of every length 0 to 6 and behind prefixes cut from other keys; no options; Chapter 12's universal lookup is switched off | the untied book builder (built for PreLN); the universal lookup; a program without the cleanup; `seconds=`; garbage builders |
 | 3.11 | a table of distinct keys that no additive score sum_p A_p[v, k_p] separates (an LP, scipy), and `smallest` equal to the least size (a salted digest) as a plain int; failure messages neither give the number nor say "more" or "fewer" | an int subclass whose != says equal; wrong sizes; a separable table; garbage tables |
 
 Red team (issue 17's classes of attack; each row is a test that must fail):
@@ -439,3 +439,9 @@ def test_6_appended_dimensions_do_not_count():
             params[key] = np.pad(params[key], ((0, 0), (0, 1)))
         return params
     fails('3.6', wider, 'lookup_case(1000, 5, 1000, seed=')
+
+
+def test_3_7_the_universal_lookup_of_chapter_12_is_switched_off():
+    """Red team, class 3: it is right under PostLN too, but it is not this chapter's build."""
+    fails('3.7', lambda ks, vs, V, B: taotp.build_universal_lookup_transformer(ks, vs, V, B),
+          'build_universal_lookup_transformer is switched off')

@@ -8,7 +8,7 @@ the exercise notebook prints show an expected value.
 |---|---|---|
 | 9.1 | `parity_sequence(bits, s)`: tokens (one character each) and IDs on 40 strings of 1-100 bits, offsets 1-59 | `=` given s + 1; the scratchpad shifted; multi-character tokens |
 | 9.2 | `scratchpad_text(operands)` on 42 lists (every padding boundary, 1-101 operands) | no b_0; reversed query; operand padding; padding to the sum reached; the proof's padding |
-| 9.3 | `bilevel_ids` on 42 problems, offsets (1, 1) and random | the response coupled with the same number |
+| 9.3 | `bilevel_ids` on 42 problems, offsets (1, 1) and random; `coupled_ids` and its engine `formats._CoupledIds` switched off | the response coupled with the same number; the engine of `coupled_ids` |
 | 9.4 | `multiplication_sequence` on 40 products | level 3 without the shift |
 | 9.5 | `keys(operands, index)` at every response position of 21 problems | the same level-2 ID instead of one smaller |
 | 9.6 | `cube(D, k)`: every code for D <= 6, 12 more up to D = 24 | the binary of k; NaN |
@@ -521,3 +521,13 @@ def test_expected_values_from_earlier_verdicts_do_not_pass():
             n, m = result.counterexample
             seen[(n, m)] = tuple(C.sizes(n, m)[k] for k in ('ell', 'P1', 'P2', 'd_model'))
     fails('9.12', lambda n, m: seen.get((n, m), (0, 0, 0, 0)))
+
+
+def test_9_3_the_engine_of_the_refused_coupled_ids_is_switched_off_too():
+    """Red team, class 3: ``coupled_ids`` is a loop over ``formats._CoupledIds``."""
+    def through_the_engine(operands, s1, s2):
+        ids = C.formats._CoupledIds(len(str(max(operands))), (s1, s2))
+        for c in C.scratchpad_text(operands):
+            ids.push(c)
+        return ids.level1, ids.level2
+    fails('9.3', through_the_engine, 'taotp.coupling.formats._CoupledIds is switched off')

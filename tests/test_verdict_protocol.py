@@ -129,6 +129,11 @@ def test_patching_the_workers_copy_of_the_checker_changes_no_verdict():
     (lambda: __import__('ctypes').CDLL(None), 'not available to an answer'),
     (lambda: taotp.decode([0], taotp.random_params(np.random.default_rng(0)), 1),
      'taotp.decoding.decode is switched off while this puzzle is checked: write your own'),
+    (lambda: __import__('taotp.train.model'),                                  # a whole package
+     'taotp.train.model is switched off while this puzzle is checked: the PyTorch twin'),
+    (lambda: open(__import__('os').path.join(__import__('os').path.dirname(taotp.__file__),
+                                             'train', 'model.py')).read(),  # a module not loaded
+     "package's source files are not available"),
 ])
 def test_the_worker_refuses_what_no_answer_needs(attempt, words):
     fails('99.3', attempt, words)
@@ -294,9 +299,13 @@ def test_every_registered_checker_has_a_budget_of_at_most_30_s():
 
 def test_every_refused_name_resolves_and_is_loaded_by_the_worker():
     from taotp.exercises import worker
+    import importlib.util
     for puzzle in registry().values():
         for name in puzzle.refuse:
-            assert worker._resolve(name) is not None, (puzzle.id, name)
+            if name.endswith('.*'):             # a whole package: it must exist
+                assert importlib.util.find_spec(name[:-2]) is not None, (puzzle.id, name)
+            else:
+                assert worker._resolve(name) is not None, (puzzle.id, name)
 
 
 # ----------------------------------------------------------------------------- class 7: progress

@@ -153,7 +153,10 @@ def _work_run(decode_fast, rng):
     return steps, min(yours), min(cache)
 
 
-REFUSE_1_3 = dict.fromkeys(
+EXTRAS_OFF = dict.fromkeys(('taotp.train.*', 'taotp.export.*', 'taotp.interop.*'),
+                           'the PyTorch, TransformerLens and tracr models of the package are '
+                           'switched off here (each runs a forward pass)')
+REFUSE_1_3 = EXTRAS_OFF | dict.fromkeys(
     ('taotp.decoding.decode', 'taotp.decoding.decode_batch', 'taotp.decoding.decode_variant',
      'taotp.decoding.KVCache', 'taotp.decoding.transformer', 'taotp.decoding.transformer_batch',
      'taotp.model.forward', 'taotp.model.transformer_layer', 'taotp.reference.naive_transformer'),
@@ -185,7 +188,8 @@ def check_1_3(decode_fast):
 
 HELPERS = ('norm', 'softmax', 'layer_norm', 'rms_norm', 'no_norm', 'norm_function',
            'causal_mask')
-REFUSE_1_4 = {**{f'taotp.model.{name}': 'this puzzle asks you to write the forward pass '
+REFUSE_1_4 = {**EXTRAS_OFF,
+              **{f'taotp.model.{name}': 'this puzzle asks you to write the forward pass '
                  'yourself with @ (np.matmul); taotp.layer_norm and taotp.softmax are fine'
                  for name, f in vars(model).items()
                  if callable(f) and getattr(f, '__module__', '') == model.__name__
@@ -254,7 +258,8 @@ def sampling_program():
 
 
 SAMPLING = dict(prompt=(2, 0), steps=8, runs=300, temperatures=(0.5, 1.0, 2.0))
-REFUSE_1_6 = {'taotp.decoding.decode': 'which already samples (decode(..., temperature=T, '
+REFUSE_1_6 = {**EXTRAS_OFF,
+              'taotp.decoding.decode': 'which already samples (decode(..., temperature=T, '
                                        'rng=rng)): draw each token yourself from softmax(logits '
                                        '/ T); taotp.transformer gives the logits',
               'taotp.decoding._next_token': 'the package\'s sampler is switched off here'}
@@ -331,7 +336,8 @@ def check_1_6(sample_decode):
 # ----------------------------------------------------------------------------- 1.7
 
 BLOCKS_1_7 = (8, 5, 1, 13)
-REFUSE_1_7 = {'taotp.decoding.decode': 'which already slides the window (decode(..., '
+REFUSE_1_7 = {**EXTRAS_OFF,
+              'taotp.decoding.decode': 'which already slides the window (decode(..., '
                                        'window=True)): feed the last block_size tokens to '
                                        'taotp.transformer yourself'}
 

@@ -88,7 +88,7 @@ def resolve(dotted):
 def fingerprints(names):
     """((instruction names, switched-off name), ...) for the named functions' code."""
     table = []
-    for name in names:
+    for name in (n for n in names if not n.endswith('.*')):      # 'pkg.*': a whole package
         for code in _codes(resolve(name)):
             ops = instructions(code.co_code)
             if ops is not None and not code.co_name.startswith('<'):

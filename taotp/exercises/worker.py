@@ -199,8 +199,9 @@ def _prepare(answer_bytes, policy):
             pass
     _limit_resources(policy['memory_bytes'], policy['cpu_seconds'])
     Refused.hints = dict(policy['refused'])
-    copy_table = copies.fingerprints(tuple(sorted(policy['refused'])))
-    for name in policy['refused']:
+    functions = tuple(sorted(n for n in policy['refused'] if not n.endswith('.*')))
+    copy_table = copies.fingerprints(functions)
+    for name in functions:
         _switch_off(name)
     from . import sandbox
     try:
@@ -290,14 +291,18 @@ _FILES = {}        # module names -> their files, filled in the zygote and inher
 
 
 def _package_files():
-    """The source and cached bytecode files of every package module loaded now."""
+    """The source and cached bytecode files of the package: every module loaded now, and
+    every ``.py`` file in its folders (modules not loaded, such as the PyTorch extras)."""
     import importlib.util
     names = tuple(sorted(name for name, module in list(sys.modules.items())
                          if name.split('.')[0] == 'taotp' and getattr(module, '__file__', None)))
     if names not in _FILES:
+        sources = {sys.modules[name].__file__ for name in names}
+        root = os.path.dirname(sys.modules['taotp'].__file__)
+        sources |= {os.path.join(folder, f) for folder, _, files in os.walk(root)
+                    for f in files if f.endswith('.py')}
         files = set()
-        for name in names:
-            source = sys.modules[name].__file__
+        for source in sources:
             files.add(os.path.realpath(source))
             try:
                 files.add(os.path.realpath(importlib.util.cache_from_source(source)))
@@ -324,6 +329,8 @@ class _Hook:
         self.progress = os.path.realpath(policy['progress']) if policy.get('progress') else None
         self.realpath, self.sep = os.path.realpath, os.sep
         self.copy_table, self.walls, self.busy = copy_table, walls, False
+        self.modules_off = {n[:-2]: hint for n, hint in policy['refused'].items()
+                            if n.endswith('.*')}      # 'taotp.train.*': the whole package
         self.compile, self.unmarshal = compile, marshal.loads
 
     def __call__(self, event, args):
@@ -331,6 +338,8 @@ class _Hook:
             raise PermissionError(f'{event} is not available to an answer while it is checked')
         if event == 'import' and args and str(args[0]).split('.')[0] in self.NO_IMPORT:
             raise ImportError(f'{args[0]} is not available to an answer while it is checked')
+        if event == 'import' and args and self.modules_off:
+            self._import(str(args[0]))
         if event == 'open' and args and isinstance(args[0], (str, bytes, os.PathLike)):
             self._open(os.fsdecode(args[0]))
         if self.copy_table and not self.busy and event in ('compile', 'exec', 'code.__new__',
@@ -361,6 +370,11 @@ class _Hook:
             return None
         return copies.code_copy(code, self.copy_table) if isinstance(code, types.CodeType) \
             else None
+
+    def _import(self, name):
+        for module, hint in self.modules_off.items():
+            if name == module or name.startswith(module + '.'):
+                raise ImportError(f'{name} is switched off while this puzzle is checked: {hint}')
 
     def _open(self, path):
         if path.startswith('/proc/') and path.split('/')[2] not in ('self', 'thread-self',
