@@ -117,9 +117,10 @@ check('1.4', transformer_at)
 # $\operatorname{softmax}(\text{logits}/T)$ of the sequence so far, using the
 # `numpy.random.Generator` it is given (no global random state). Near $T = 0$ it must agree
 # with greedy decoding. The checker samples 300 seeded runs of 8 steps at each of
-# $T = 0.5, 1, 2$ on the program `taotp.exercises.ch01.sampling_program()` and compares the
-# frequency of every token at every step with the laws your sampler should have used; a
-# right sampler fails this test with probability below $10^{-6}$. The package's own sampler
+# $T = 0.5, 1, 2$ on the program `taotp.exercises.ch01.sampling_program()`, then at $T = 2$ on
+# one of its family drawn afresh (`fresh_sampling_program(seed)`), and compares the frequency
+# of every token at every step with the laws your sampler should have used; a right sampler
+# fails this test with probability below $10^{-6}$. The package's own sampler
 # (`taotp.decode(..., temperature=T)`) is switched off while this puzzle is checked;
 # `taotp.transformer` gives you the logits.
 

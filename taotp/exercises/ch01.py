@@ -257,6 +257,21 @@ def sampling_program():
                           scale=0.4)
 
 
+def fresh_sampling_program(seed):
+    """A program of ``sampling_program``'s family drawn from ``seed`` (block 10 to 14,
+    d_model 6 to 10) whose laws at T = 2 are spread along the greedy path from the prompt
+    (the likeliest token has under 0.7 at every step), so greedy decoding is far from them."""
+    rng = np.random.default_rng(seed)
+    prompt, steps = list(SAMPLING['prompt']), SAMPLING['steps']
+    while True:
+        block, d_model = int(rng.integers(10, 15)), int(rng.integers(6, 11))
+        params = random_program(rng, 4, block, d_model, ((2, 4, 4, 8),), 'vector', scale=0.4)
+        path = decode(prompt, params, max_steps=steps, cache=False)
+        laws = softmax(transformer(path[:-1], **params)[len(prompt) - 1:] / 2.0)
+        if laws.max() < 0.7:
+            return params
+
+
 SAMPLING = dict(prompt=(2, 0), steps=8, runs=300, temperatures=(0.5, 1.0, 2.0))
 REFUSE_1_6 = {**EXTRAS_OFF,
               'taotp.decoding.decode': 'which already samples (decode(..., temperature=T, '
@@ -300,9 +315,16 @@ def check_1_6(sample_decode):
                       f'{runs[1]}; draw from the rng you are given, not from np.random')
     _sampled(sample_decode, prompt, params, 0, 1.0, 0)
     n, vocab, temps = SAMPLING['runs'], len(params['tok_emb']), SAMPLING['temperatures']
-    tests = len(temps) * (steps + 1) * vocab                   # 3) the law of every step
+    tests = (len(temps) + 1) * (steps + 1) * vocab             # 3) the law of every step:
     per_step, pooled = _law_margin(n, tests), _law_margin(n * steps, tests)
-    for temperature in temps:
+    # the notebook's program at each temperature, then one drawn afresh at T = 2 (a
+    # sampler that is right only on the program it was shown is wrong there)
+    program_seed = tk.fresh_seed()
+    shown = ('taotp.exercises.ch01.sampling_program()', params)
+    fresh = (f'taotp.exercises.ch01.fresh_sampling_program({program_seed})',
+             fresh_sampling_program(program_seed))
+    cases = [(shown, t) for t in temps] + [(fresh, 2.0)]
+    for (name, params), temperature in cases:
         runs = np.array(tk.tokens_many(tk.call_many(
             sample_decode, [(np.array(prompt), params, steps, temperature,
                              np.random.default_rng([seed, k])) for k in range(n)],
@@ -321,13 +343,14 @@ def check_1_6(sample_decode):
             gap = freq - law
             v = int(np.argmax(np.abs(gap)))
             if abs(gap[v]) > margin:
-                raise Finding(f'{where} (taotp.exercises.ch01.sampling_program()): {label} '
+                raise Finding(f'{where} ({name}): {label} '
                               f'token {v} came {freq[v]:.3f} of the time, {abs(gap[v]):.3f} away '
                               f'from what softmax(logits / T) of the sampled prefixes gives it '
                               f'on average; a right sampler stays within {margin:.3f} (this '
                               f'test fails one with probability below {ALPHA:g})')
     return Passed(f'greedy at T = 1e-4 on 4 fresh programs, reproducible with a seeded rng, and '
-                  f'at T = 0.5, 1, 2 every one of {steps} steps of {n} runs follows '
+                  f'at T = 0.5, 1, 2 on the notebook\'s program and at 2 on one drawn '
+                  f'afresh, every one of {steps} steps of {n} runs follows '
                   f'softmax(logits / T) of its own prefix (token frequencies per step within '
                   f'{per_step:.3f}, over all steps within {pooled:.3f}: a right sampler fails '
                   f'with probability < {ALPHA:g})')
