@@ -13,8 +13,12 @@ Red team (classes of the verdict-protocol issue) for this chapter, and the mecha
 refuses each: (1) an oracle table from NOT YET messages: hidden cases come from a new seed on
 every check and their messages never print an expected token (`test_hidden_cases_*`);
 (3) the package's answer handed back, called, copied or patched: switched off in the worker
-(`refuse`), copies recognised in the answer's bytes; (6) a work test that looks at one
-length: a fresh length, and a ratio to the package's cache measured on the same run. Attacks on
+(`refuse`), copies recognised in the answer's bytes, and the extras' own forward passes
+(`taotp.train`, `taotp.export`, `taotp.interop`) cannot be imported
+(`test_the_extras_forward_passes_are_switched_off`); (6) a work test that looks at one
+length: a fresh length, and a ratio to the package's cache measured on the same run; a
+sampler right only on the program the notebook shows: a fresh program of its family at
+T = 2 (the cheat 'right only on the program the notebook shows'). Attacks on
 the protocol itself (threads, patches, exits, memory) are in `test_verdict_protocol.py`.
 """
 import types

@@ -20,7 +20,7 @@ Red team (issue 17's classes of attack; each row is a test that must fail):
 | attack | puzzles | why it fails now |
 |---|---|---|
 | 1 oracle: a builder that recognises the checker's old seeded tables and the notebook's tables and is right only on them | 3.2, 3.6, 3.7 | after the notebook's table, every table (and every prefix and rng seed) is drawn from a fresh seed on every check |
-| 1 oracle: bisect the least size of 3.11 with a loop of checks | 3.11 | every wrong size gets the same words, never a direction |
+| 1 oracle: bisect the least size of 3.11 with a loop of checks | 3.11 | every wrong size gets the same words, never a direction; **trying every small size** (or hashing them against the digest) finds it (round 4): an accepted limit of enumerable answers (CONTRIBUTING) |
 | 2 answer in the source: read 3.11's least size from the checker | 3.11 | only a salted digest is stored (no `SMALLEST`, no comment giving it) |
 | 3 patch the checker in the kernel before the check (`key_position_overlap`, `SEPARATE`, `GAIN`, `SPEC_3_6`) | 3.2, 3.6 | the checker runs in the judge, which imports the package afresh |
 | 3 poison the checker's tables and the book's program from the builder (the cached 3.6 table and reference, `GAIN`) | 3.6 | the builder runs in a worker; nothing is cached, the judge computes the book's score itself |

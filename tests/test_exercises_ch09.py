@@ -26,19 +26,20 @@ the exercise notebook prints show an expected value.
 | 9.18 | `counts(n, m)` on 21 sizes up to 10^9, builders switched off | the readout counted as tied; a lookup; the package's builder |
 | 9.19 | `port(n, m)`: 1 layer, 4 heads, exact through the layer norms for (4, 4) and a fresh size | the norm-free weights; one table; a broken readout; extra layer or head; the package's port |
 
-Red team (attacks written from the checker source alone; each must fail):
+Red team (attacks written from the checker source alone; each row says why it fails now, or
+that it does not, and why that is accepted):
 
 | class | attack | puzzles | why it fails now |
 |---|---|---|---|
 | 1 oracle | collect the expected values NOT YET prints, answer from the table | 9.12, 9.18, 9.2 | only visible examples show expected values; hidden cases are drawn afresh (`fresh_rng`) and their messages never name the expected value |
-| 1 oracle | flip the one wrong case of a binary answer | 9.8 | the message names the input only; the order of the 38 pairs is shuffled per check |
+| 1 oracle | flip the one wrong case of a binary answer | 9.8 | **not refused** (round 4 passed in 20 checks): the message names the input only, but the 38 cases are fixed and the answer is a bit each; an accepted limit of enumerable answers (CONTRIBUTING) |
 | 2 source | read a single answer off the checker module | 9.13, 9.14, 9.18 | no answer literal in `ch09.py`; expected values are computed by the package in the judge |
-| 3 before | call the package's own answer (one-liners, builders, `sizes`, `adder_census`) | 9.1-9.8, 9.11, 9.12, 9.18, 9.19 | `Puzzle(refuse=...)`: switched off in the worker |
+| 3 before | call the package's own answer (one-liners, builders, `sizes`, `adder_census`), or the engine beneath one (`formats._CoupledIds` under `coupled_ids`) | 9.1-9.8, 9.11, 9.12, 9.18, 9.19 | `Puzzle(refuse=...)`: switched off in the worker (`test_9_3_the_engine_of_the_refused_coupled_ids_is_switched_off_too`) |
 | 3 before | a copy of the package function's code | 9.2 | `copies.refused_copy` finds its bytecode in the answer's bytes |
 | 3 before | patch the package in the kernel before the check | 9.5 | the worker imports the package clean |
-| 3 before | outputs of the package's builders computed beforehand, looked up | 9.11, 9.18, 9.19 | a size (or sizes up to 10^9) drawn afresh, never one of the visible ones |
+| 3 before | outputs of the package's builders computed beforehand, looked up | 9.18 refused (sizes up to 10^9 drawn afresh); 9.7, 9.11, 9.19 **not refused** (round 4: they draw from 28 sizes, all buildable in the kernel) | an accepted limit of data answers the package builds (CONTRIBUTING) |
 | 3 before | empty the checker's expected list through the frames | 9.17 | the answer runs in another process |
-| 3 before | the package's own weights (bias-free flags, offset 0.21) | 9.9, 9.10 | the budget (2 ReLUs) and tolerance (0.15) exclude them |
+| 3 before | the package's own weights (bias-free flags, offset 0.21) | 9.9, 9.10 | as shipped they fail (budget, tolerance); **lightly edited they pass** (round 4: the constant unit moved into b2; offset 0.30): the answer is data that `hidden_units()` prints, an accepted limit (CONTRIBUTING) |
 | 6 probes | a dict whose reads show a smaller program than the one that runs | 9.11, 9.16, 9.19 | the worker sends plain data: what is counted is what runs |
 | 6 probes | right on the fixed cases only (bases, bit lengths, sizes) | 9.15, 9.16, 9.11 | bases, strings and sizes drawn afresh on each check |
 

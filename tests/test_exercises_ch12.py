@@ -24,6 +24,7 @@ Red team (attacks written from the checker source alone; each must fail):
 | 6 probes | a lookup right only with the key alone or behind a full prefix | 12.4 | every prefix length that fits, and prefixes made of other keys |
 | 6 probes | a Sort broken on 1 % of the numbers, tuned to the fixed inputs | 12.2 | 1,536 distinct numbers drawn afresh on every check |
 | 6 probes | a dict that shows one program and runs another | 12.5 | only plain data crosses: what is counted is what runs |
+| - | the record's own program, or the record minus its dead weights (V/P columns no head reads) | 12.1-12.5 | **passes** (round 4): a tie says so in its PASS line; a trimmed record is a smaller program that computes the same, so it does beat the record (CONTRIBUTING) |
 
 Classes 4 (training) and 5 (the KV cache) have no puzzle in this chapter.  References, shared
 garbage and the contract are tested for every checker in ``tests/test_checker_contract.py``;
