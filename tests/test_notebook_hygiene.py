@@ -3,7 +3,7 @@
 And stored as a reader's tools leave it: the kernelspec JupyterLab writes back (so that
 opening a notebook changes nothing; ``tests/test_jupyterlab.py`` opens each one), one
 output box per stream, and within the size budgets of CONTRIBUTING.md; a notebook's printed
-lines fit the book's text column (a checker's verdict line aside).
+lines fit the book's text column.
 """
 import importlib.util
 import re
@@ -96,24 +96,16 @@ def _printed_text(out):
     return None
 
 
-# the line check() prints (CheckResult.line): 'PASS 1.3 · ...', 'NOT YET 1.3 · ...', either
-# possibly with ' (relaxed: ...; not counted as solved)' after the verdict word
-VERDICT = re.compile(r'(PASS|NOT YET)( \(relaxed: .*?; not counted as solved\))? \S+ · ')
-
-
 @pytest.mark.parametrize('path', NOTEBOOKS, ids=IDS)
 def test_printed_lines_fit_the_text_column(path):
     """A longer line wraps mid-word or scrolls sideways: print it as two meaningful lines,
-    one key of a dict per line, a narrower table, or wrap it (``textwrap.fill``).
-
-    Except a checker's verdict: ``check()`` prints one line that starts with PASS or NOT YET
-    (its documented contract), so that line is never split; on the page the book's CSS
-    (``_vendor/taotp-book.css``) wraps it."""
+    one key of a dict per line, a narrower table, or wrap it (``textwrap.fill``), as
+    ``check()`` wraps its verdict."""
     nb = nbformat.read(path, as_version=4)
     wide = [f'cell {i}: {len(line)} characters: {line[:60]!r}...'
             for i, cell in enumerate(nb.cells) for out in cell.get('outputs', [])
             for line in (_printed_text(out) or '').splitlines()
-            if len(line) > WIDEST_LINE and not VERDICT.match(line)]
+            if len(line) > WIDEST_LINE]
     script = path.with_suffix('.py').relative_to(ROOT)
     assert not wide, (f'{path.name} prints lines wider than {WIDEST_LINE} characters (narrow '
                       f'them in {script}, then run tools/run_notebooks.py {script}):\n'

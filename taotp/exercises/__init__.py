@@ -1,7 +1,7 @@
 """Checkers for the book's puzzles.
 
     from taotp.exercises import check, progress
-    check('1.3', my_decode)    # prints one line: PASS 1.3 · ... or NOT YET 1.3 · ...
+    check('1.3', my_decode)    # prints PASS 1.3 · ... or NOT YET 1.3 · ... (wrapped)
     progress()                 # your table of puzzles: solved, not yet, reflect
 
 ``check`` pickles the answer (cloudpickle) and hands it to a judge process that
@@ -22,6 +22,7 @@ import socket
 import subprocess
 import sys
 import sysconfig
+import textwrap
 
 from . import store as _progress
 from . import toolkit
@@ -32,6 +33,7 @@ from .result import CheckResult
 _ID = re.compile(r'^[1-9][0-9]?\.[1-9][0-9]?$')
 _keep = [True]
 _judge = {'process': None, 'channel': None}
+PAGE_WIDTH = 88       # characters of the book's text column
 PATIENCE = 90          # seconds the kernel waits for the judge beyond a check's own budget
 
 
@@ -49,10 +51,11 @@ def check(puzzle_id, answer, verbose=False, **options):
         _progress.record(result.puzzle, result.passed)
     if result.output:
         print(result.output, end='' if result.output.endswith('\n') else '\n')
-    line = result.line
+    # the verdict (``result.line``) fits the page: it continues on indented lines
+    print(textwrap.fill(result.line, PAGE_WIDTH, subsequent_indent='    ',
+                        break_long_words=False, break_on_hyphens=False))
     if verbose and result.detail:
-        line += '\n' + result.detail
-    print(line)
+        print(result.detail)
     return result
 
 
