@@ -193,6 +193,7 @@ rng = np.random.default_rng(5)
 p = taotp.random_params(rng, vocab_size=6, block_size=10, d_model=5, n_layers=2, n_heads=2,
                         d_head=2, d_ff=4)
 tokens = rng.integers(0, 6, size=10)
+print('all at once and one token at a time equal the loop reference to 1e-12:')
 for post_ln in (False, True):
     for norm in ('layer', 'rms'):
         slow = taotp.reference.naive_transformer(tokens, **p, norm=norm, post_ln=post_ln)
@@ -200,8 +201,8 @@ for post_ln in (False, True):
         cache = taotp.KVCache(p, capacity=len(tokens), norm=norm, post_ln=post_ln)
         stepwise = np.concatenate([cache.extend(tokens[i:i + 1]) for i in range(len(tokens))])
         worst = max(np.abs(whole - slow).max(), np.abs(stepwise - slow).max())
-        print(f'{"Post-LN" if post_ln else "Pre-LN":7} {norm:5} norm: all at once and one token '
-              f'at a time equal the loop reference to 1e-12: {worst < 1e-12}')
+        block = 'Post-LN' if post_ln else 'Pre-LN'
+        print(f'  {block:7} {norm:5} norm: {worst < 1e-12}')
         assert worst < 1e-12
 
 # %% [markdown]
@@ -217,8 +218,9 @@ for post_ln in (False, True):
 # report **non-zero** parameters (`count_non0_params`), a measure of sparse efficiency.
 
 # %%
-print('counter, all parameters:', taotp.count_params(counter))
-print('counter, non-zero:      ', taotp.count_non0_params(counter))
+print('counter, parameters')
+print('  all     :', taotp.count_params(counter))
+print('  non-zero:', taotp.count_non0_params(counter))
 
 # %% [markdown]
 # The counter has 66 parameters: 15 in `tok_emb`, 36 in an all-zero `pos_emb` (counted

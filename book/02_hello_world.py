@@ -60,7 +60,8 @@ print(hw.detokenize(out, tok))
 # fixed order makes every figure and count below reproducible.)
 
 # %%
-print(tok)
+pairs = [f'{k!r}: {v}' for k, v in tok.items()]       # the dict, printed on two lines
+print('{' + ', '.join(pairs[:6]) + ',\n ' + ', '.join(pairs[6:]) + '}')
 
 # %% [markdown]
 # ## The idea

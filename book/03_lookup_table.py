@@ -348,10 +348,11 @@ else:                                  # the slice, stored (recomputed by a slow
     entries, vocabs, widths, runs, cap = (stored['arguments'][k] for k in (
         'entries', 'vocab_sizes', 'd_models', 'runs', 'optimization_iters'))
     sweep = np.array(stored['precision'], dtype=float)      # None (impossible) -> nan
+print(f'{"% right at d_model":>24}' + ''.join(f'{w:>5}' for w in widths))
 for a, n in enumerate(entries):
     for b, vocab in enumerate(vocabs):
-        row = ' '.join(f'{100 * p:4.0f}' for p in np.nanmean(sweep[a, b], axis=1))
-        print(f'{n:>5} entries, vocab {vocab:>4}: % right at d_model {widths}: {row}')
+        row = ''.join(f'{100 * p:5.0f}' for p in np.nanmean(sweep[a, b], axis=1))
+        print(f'{n:>5} entries, vocab {vocab:>4}:{row}')
 
 # %%
 taotp.lookup.draw_precision_sweep(taotp.plot.figure((6.0, 2.5)), sweep, entries, vocabs, widths)
@@ -413,7 +414,7 @@ prompts += [play[s:s + 5] for s in (301, 602, 1000)]                # three off-
 for words5 in prompts:      # a long answer continues on the next line, under its start
     out = taotp.decode([ids[w] for w in words5], poem, max_steps=12, window=True)
     prompt = ' '.join(words5) + ' | '
-    print(textwrap.fill(prompt + ' '.join(vocab[t] for t in out[5:]), 100,
+    print(textwrap.fill(prompt + ' '.join(vocab[t] for t in out[5:]), 86,
                         subsequent_indent=' ' * len(prompt)))
 
 # %% [markdown]

@@ -389,8 +389,8 @@ uniform = [10000, 30000, 100000, 300000] if FULL else [10000, 30000]
 for v in uniform:
     e64 = taotp.sort.min_errors(v, hard=False, length=63)
     e32 = taotp.sort.min_errors(v, hard=False, length=63, dtype=np.float32)
-    print(f'Min, 300 uniform inputs of length 63, V = {v:,}: float64 {e64} wrong; float32 '
-          f'{"more than" if e32 > 100 else "at most"} 100 wrong')
+    print(f'Min, 300 uniform inputs of length 63, V = {v:,}:\n  float64 {e64} wrong; '
+          f'float32 {"more than" if e32 > 100 else "at most"} 100 wrong')
 
 
 # %% [markdown]

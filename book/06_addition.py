@@ -231,8 +231,9 @@ for n in (1, 2, 3):
     wrong = '{} of {:,}'.format(*taotp.addition.addition_errors(p, n, pairs, task='mod'))
     print(f'{n} digit(s): ours {ours_count:,}, with solved rotations '
           f'{taotp.count_non0_params(p)["n_params"]:,} '
-          f'(book {taotp.programs.CATALOGUE[f"mod-{n}"].source_non0:,}); wrong sums: {wrong}\n'
-          f'  zero in one only: {int(flips.sum())} entries ({big} large and {dust} dust in ours)')
+          f'(book {taotp.programs.CATALOGUE[f"mod-{n}"].source_non0:,})\n'
+          f'  wrong sums: {wrong}; zero in one only: {int(flips.sum())} entries '
+          f'({big} large and {dust} dust in ours)')
 
 # %% [markdown]
 # Solving the book's way moves each count to within a few entries of the book's, above or below
@@ -279,8 +280,8 @@ taotp.plot.attention(tr.attn[0], tokens=tr.tokens, detok=taotp.addition.addition
 print('the heads read, at the last position:',
       [taotp.addition.addition_text(tr.tokens[int(np.argmax(w[-1]))]) for w in tr.attn[0]])
 print('coordinate 0 after attention at the "=" position:',
-      round(float(tr.resid_mid[0][5, 0]), 6), '= (45 + 78)/100 + p_0(5) =',
-      round(1.23 + float(adder2['pos_emb'][5, 4]), 6))
+      round(float(tr.resid_mid[0][5, 0]), 6))
+print('  = (45 + 78)/100 + p_0(5) =', round(1.23 + float(adder2['pos_emb'][5, 4]), 6))
 
 # %% [markdown]
 # ### The MLP's keys and their separation
@@ -296,12 +297,13 @@ fig
 
 # %%
 stated = {n: taotp.programs.CATALOGUE[f'mod-{n}'].facts.get('min_sep') for n in (1, 2, 3)}
+print(f'{"min_sep":10} {"mod-10 adder":>12}  {"(book)":15} {"full adder":>10}')
 for n in (1, 2, 3):
     mod_keys = taotp.addition.mlp_keys(taotp.build_multi_digit_mod_transformer(n))
     dec_keys = taotp.addition.mlp_keys(taotp.build_decimal_addition_transformer(n))
-    book = f'about {stated[n]:.1e}' if stated[n] else 'not stated'
-    print(f'{n} digit(s): mod-10 adder min_sep {taotp.addition.min_sep(mod_keys):.2e} '
-          f'(book {book}),  full adder min_sep {taotp.addition.min_sep(dec_keys):.2e}')
+    book = f'(about {stated[n]:.1e})' if stated[n] else '(not stated)'
+    print(f'{n} digit(s) {taotp.addition.min_sep(mod_keys):>12.2e}  {book:15} '
+          f'{taotp.addition.min_sep(dec_keys):>10.2e}')
 
 # %% [markdown]
 # Each extra digit costs about three orders of magnitude of separation for the mod-10 adder: its
@@ -371,7 +373,7 @@ def wrong(n, **kw):
         return taotp.addition.addition_errors(model, n, None if n == 1 else pairs2)[0]
 exps_q, exps_o = [0, 1, 2, 3, 6, 100, 300], [0, 1, 2, 3, 4, 10, 150, 154, 160]
 def row(label, values):                  # a label, then one column per scale
-    print(f'{label:30}' + ''.join(f'{v:>7}' for v in values))
+    print(f'{label:30}' + ''.join(f'{v:>6}' for v in values))
 for knob, exps in (('harden', exps_q), ('out_scale', exps_o)):
     row(f'wrong answers by {knob}', [f'1e{k}' for k in exps])
     for n, of in ((1, 100), (2, 400)):

@@ -259,12 +259,14 @@ print(f'nearest look-alike: {1 + np.argmin(gaps)} steps away, score gap harden x
 # %%
 eps = 1e-3
 print(f'sinusoidal, 64 positions x 128 dims: {taotp.padding_dimension(E_og, eps)}   (book: 16)')
-rand_pad = [taotp.padding_dimension(
-    taotp.encodings.random_rotation_embedding(64, 128, np.random.default_rng(s)), eps) for s in range(20)]
+rand_pad = [taotp.padding_dimension(taotp.encodings.random_rotation_embedding(
+    64, 128, np.random.default_rng(s)), eps) for s in range(20)]
 print(f'random rotation, 64 x 128, 20 seeds: {sorted(set(rand_pad))}   (book: 0)')
-print(f'sinusoidal, 256 positions x 128 dims: {taotp.padding_dimension(taotp.og_embedding(256, 128), eps)}')
+print('sinusoidal, 256 positions x 128 dims:',
+      taotp.padding_dimension(taotp.og_embedding(256, 128), eps))
 spread = E_og.max(axis=0) - E_og.min(axis=0)
-print('the padded columns:', np.flatnonzero(spread <= 2 * eps).tolist())
+print('the padded columns:')
+print(np.flatnonzero(spread <= 2 * eps).tolist())
 
 # %% [markdown]
 # So each design wins one contest: random angles single out positions far better, while the

@@ -186,14 +186,17 @@ taotp.plot.attention(tr.attn[0], tokens=[2, 0, 1, 1], title='copy the first toke
 # %%
 import re
 
-def fit(line, width=100):                  # for this page only; messages are not wrapped
-    """The line; if wider than width, broken once: after a ';', else a ',', outside brackets."""
+def fit(line, width=88):                  # for this page only; messages are not wrapped
+    """The line, broken until each piece fits width: after a ';', else a ',', else at a
+    space, outside brackets; the rest continues on indented lines."""
     if len(line) <= width:
         return line
-    for mark in ';,':
-        cuts = [m.end() for m in re.finditer(mark + r' (?![^(\[]*[)\]])', line) if m.end() <= width]
+    for mark in (';', ',', ''):
+        cuts = [m.end() for m in re.finditer(mark + r' (?![^(\[]*[)\]])', line)
+                if 4 < m.end() <= width]
         if cuts:
-            return line[:cuts[-1]].rstrip() + '\n    ' + line[cuts[-1]:]
+            rest = fit('    ' + line[cuts[-1]:], width)
+            return line[:cuts[-1]].rstrip() + '\n' + rest
     return line
 
 broken = copy_first_text.replace('"K": [[0], [0], [0], [-1], [0], [1]]',
@@ -231,6 +234,7 @@ for text in ("__import__('os').system('echo hacked')",
 
 # %% tags=["nbval-ignore-output"]
 # (the last digits printed here depend on the CPU's BLAS/LAPACK kernels; tests do not compare them)
+print(f'{"program":32s} {"params":>6} {"characters":>10} {"compact":>9}  exact')
 for key in ('hello-world-message', 'lookup-10', 'search-10', 'min-10', 'sort-28', 'mod-2',
             'addition-2'):
     program = taotp.programs.CATALOGUE[key]
@@ -239,8 +243,8 @@ for key in ('hello-world-message', 'lookup-10', 'search-10', 'min-10', 'sort-28'
     compact = taotp.dump_program(params, compact=True)
     ok = (taotp.params_equal(params, taotp.load_program(text))
           and taotp.params_equal(params, taotp.load_program(compact)))
-    print(f'{program.title[:32]:32s} {taotp.count_params(params)["n_params"]:>6,} params, '
-          f'{len(text):>7,} characters ({len(compact):>7,} compact), exact: {ok}')
+    print(f'{program.title[:32]:32s} {taotp.count_params(params)["n_params"]:>6,} '
+          f'{len(text):>10,} {len(compact):>9,}  {ok}')
     assert ok
 
 # %% [markdown]
@@ -331,10 +335,12 @@ for name, params in (('printed, 1 decimal', fig83), ('2 decimals', fig83_2dp),
 
 # %%
 alone = [int(taotp.decode([t], fig83, max_steps=1)[-1]) for t in range(20)]
-print('each token alone -> ', alone)
+print('each token alone, the token printed next:')
+print(alone)
 print('tokens read back as themselves:', sum(a == t for t, a in enumerate(alone)), 'of 20')
 norms = np.linalg.norm(fig83['tok_emb'], axis=1)
-print(f'row lengths {norms.min():.3f} .. {norms.max():.3f} (spread {norms.max() / norms.min() - 1:.1%}); '
+print(f'row lengths {norms.min():.3f} .. {norms.max():.3f} '
+      f'(spread {norms.max() / norms.min() - 1:.1%}); '
       f'neighbour gap {1 - np.cos(np.pi / 21):.1%}')
 
 # %%
@@ -351,17 +357,31 @@ taotp.plot.attention(tr83.attn[0], tokens=bad, title='Fig. 8.3 as printed')
 # --input "ids" [--steps N] [--eos ID] [--show-attention] [--window]` decodes and prints the
 # token ids (prompt included) on its last line, and `python -m taotp info FILE` prints the
 # shape and the parameter counts. Any problem is one line on stderr and a non-zero exit code.
+# (On this page a line too wide for the text column continues on the next one: a command
+# after a backslash, as in the shell, and a message on an indented line.)
 
 # %%
 from importlib import resources
 data = resources.files('taotp').joinpath('data')
 
 
+def shell_line(words, width=88):
+    """The command as typed; if wider than width, continued before an option."""
+    lines = [words[0]]
+    for word in words[1:]:
+        if word.startswith('--') and len(lines[-1]) + len(word) + 3 > width:
+            lines.append('   ')
+        lines[-1] += ' ' + word
+    return ' \\\n'.join(lines)
+
+
 def taotp_cli(*args):
-    res = subprocess.run([sys.executable, '-m', 'taotp', *args], capture_output=True, text=True,
-                         cwd=str(data))  # run next to the shipped listings
-    print(f'$ python -m taotp {" ".join(a if " " not in a else repr(a) for a in args)}'
-          f'\n{res.stdout}{res.stderr}(exit code {res.returncode})')
+    res = subprocess.run([sys.executable, '-m', 'taotp', *args], capture_output=True,
+                         text=True, cwd=str(data))  # run next to the shipped listings
+    words = ['$ python -m taotp'] + [a if ' ' not in a else repr(a) for a in args]
+    print(shell_line(words))
+    print(''.join(fit(line) + '\n' for line in (res.stdout + res.stderr).splitlines())
+          + f'(exit code {res.returncode})')
 
 
 taotp_cli('run', 'hello_world_fig8_2.taotp', '--input', '9', '--eos', '10')
@@ -402,15 +422,21 @@ print('all checks passed')
 # %%
 print(f'{"":26s} {" non-zero ":-^17s}')
 print(f'{"program":20s} {"total":>5s} {"all":>4s} {"outside emb.":>12s}  book')
-book_min = f'3V + 3B + 39 = {taotp.programs.CATALOGUE["listing-min"].source_total} total, 11 non-zero outside tok_emb'
+listings = taotp.programs.CATALOGUE
+book_min = (f'3V + 3B + 39 = {listings["listing-min"].source_total} total,',
+            '11 non-zero outside tok_emb')              # the book's words, on two lines
+book_hello = (f'{listings["listing-hello-world"].source_total} total',)
 for name, params, book in (
-        ('Fig. 8.2 Hello World', hello, f'{taotp.programs.CATALOGUE["listing-hello-world"].source_total} total'),
+        ('Fig. 8.2 Hello World', hello, book_hello),
         ('Fig. 8.3 as printed', fig83, book_min),
         ('Min exact (Ch. 5)', exact, book_min),
-        ('counter (by hand)', counter, ''),
-        ('copy first (by hand)', copy_first, '')):
+        ('counter (by hand)', counter, ('',)),
+        ('copy first (by hand)', copy_first, ('',))):
     total, non0 = taotp.count_params(params), taotp.count_non0_params(params)
-    print(f'{name:20s} {total["n_params"]:>5} {non0["n_params"]:>4} {non0["non_emb"]:>12}  {book}')
+    print(f'{name:20s} {total["n_params"]:>5} {non0["n_params"]:>4} '
+          f'{non0["non_emb"]:>12}  {book[0]}')
+    for more in book[1:]:
+        print(' ' * 46 + more)
 
 # %% [markdown]
 # The one-decimal listing has fewer non-zeros than the exact program (69 against 70) because

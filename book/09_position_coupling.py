@@ -174,7 +174,7 @@ print('Gram matrix:\n', (codes @ codes.T).astype(int))
 
 # %%
 import textwrap
-print(textwrap.fill(repr(adder.layout), 100, subsequent_indent=' ' * 7))
+print(textwrap.fill(repr(adder.layout), 86, subsequent_indent=' ' * 7))
 print('d_model =', adder.layout.d_model, '= 19 + 2 P1 + 2 P2 with P1, P2 =', adder.P1, adder.P2)
 
 # %% [markdown]
@@ -468,7 +468,7 @@ fig
 try:
     small.teacher_forced(C.random_operands(8, 3, rng=rng))
 except ValueError as err:
-    print(textwrap.fill(str(err), 100))
+    print(textwrap.fill(str(err), 86))
 
 # %% [markdown]
 # ### The off-by-one in the code width

@@ -70,7 +70,8 @@ fig
 
 # %%
 tokens, true_lag = sel.sample_sequence(P, lags, 24, np.random.default_rng(7))
-print('tokens  :', tokens.tolist(), '  (true lag', true_lag, ')')
+print('tokens  :', tokens.tolist())
+print('true lag:', true_lag)
 q = sel.bma_predictive(P, lags, tokens)
 print('after 24 tokens the Bayes-optimal next-token law is', q[-1].round(3))
 print('the true law (row of the parent x_{24+1-k})       ', P[tokens[24 - true_lag]].round(3))
@@ -109,15 +110,19 @@ print('the true law (row of the parent x_{24+1-k})       ', P[tokens[24 - true_l
 
 # %%
 ex = sel.example
-print('P =', ex.P.tolist(), '  tokens =', ex.TOKENS.tolist())
-print('log-likelihoods at t=10:', sel.log_likelihoods(ex.P, lags, ex.TOKENS)[-1].round(4),
-      '  by hand:', ex.LOG_LIKELIHOODS)
-print('posterior at t=10      :', sel.lag_posterior(ex.P, lags, ex.TOKENS)[-1].round(4).tolist(),
-      '  by hand:', ex.POSTERIOR)
-print('BMA prediction         :', sel.bma_predictive(ex.P, lags, ex.TOKENS)[-1].round(4),
-      '  by hand:', ex.BMA)
-print('ML prediction          :', sel.ml_predictive(ex.P, lags, ex.TOKENS)[-1].round(4),
-      ' (lag 3 wins: copy row P[x_8])')
+print('P      =', ex.P.tolist())
+print('tokens =', ex.TOKENS.tolist())
+print(f'{"":25}{"computed":30}by hand')
+for label, computed, by_hand in (
+        ('log-likelihoods at t=10',
+         sel.log_likelihoods(ex.P, lags, ex.TOKENS)[-1].round(4), ex.LOG_LIKELIHOODS),
+        ('posterior at t=10',
+         sel.lag_posterior(ex.P, lags, ex.TOKENS)[-1].round(4).tolist(), ex.POSTERIOR),
+        ('BMA prediction',
+         sel.bma_predictive(ex.P, lags, ex.TOKENS)[-1].round(4), ex.BMA),
+        ('ML prediction', sel.ml_predictive(ex.P, lags, ex.TOKENS)[-1].round(4),
+         '(lag 3 wins: copy row P[x_8])')):
+    print(f'{label:25}{str(computed):30}{by_hand}')
 
 # %% [markdown]
 # ## The evidence a transformer can average
@@ -280,7 +285,8 @@ taotp.plot.residual(run['resid'][3][:, slots['copy']], labels=['tok 0', 'tok 1',
 print('network weights at 10 (beta = 1)   :',
       sel.construction_weights(ex.P, lags, ex.TOKENS, 1.0)[-1].round(4))
 print('Prop. 1 weights at 10 (beta = 3)   :',
-      sel.prop1_weights(ex.P, lags, ex.TOKENS, 3.0)[-1].round(4), ' by hand:', ex.PROP1_BETA3)
+      sel.prop1_weights(ex.P, lags, ex.TOKENS, 3.0)[-1].round(4))
+print('  by hand                          :', ex.PROP1_BETA3)
 
 # %% [markdown]
 # ## Does it work?
@@ -348,9 +354,14 @@ curves = sel.kl_curves(P, lags, X, true, {
     'formula (lam = inf)': formula})
 curves['network (forward pass)'] = np.array(stored['kl_curve'])
 ts = (3, 4, 5, 7, 8, 16, 32, 64, 127)
-print(f'{"mean KL at t =":23}' + ''.join(f'{t:>8}' for t in ts))
-for name, curve in curves.items():
-    print(f'{name:23}' + ''.join(f'{max(curve[t - 1], 0):8.1e}' for t in ts))
+print('mean KL at t (one row per t): formula at lam = inf, network by its forward pass')
+heads = [name.replace('Prop. 1, ', '').split(' (')[0] for name in curves]  # beta=1, ...
+widths = [max(8, len(head) + 1) for head in heads]
+print(' ' * (5 + sum(widths[:2])) + f'{" Prop. 1 ":-^{sum(widths[2:8])}}')
+print(f'{"t":>5}' + ''.join(f'{head:>{w}}' for head, w in zip(heads, widths)))
+for t in ts:
+    print(f'{t:>5}' + ''.join(f'{max(curve[t - 1], 0):>{w}.1e}'
+                              for curve, w in zip(curves.values(), widths)))
 
 # %%
 styled = {**curves, 'formula (lam = inf)': (curves['formula (lam = inf)'], 'k:'),
@@ -361,7 +372,7 @@ fig
 
 # %% [markdown]
 # The network and its formula agree from $t = 8$ on and differ before. At $t = 3$ the
-# network's KL is almost three times the formula's (first column of the table). Layer 3
+# network's KL is almost three times the formula's (first row of the table). Layer 3
 # scores each candidate parent with two kinds of layer-2 averages: the query's averaged
 # evidence and the averaged positions stored at the candidate key. Before query
 # $2k_\max + K - 1 = 8$ (`exact_from`) some of those averages have no token to average yet (a
@@ -410,12 +421,14 @@ expected = {name: np.nansum(posterior * sel.kl_divergence(rows, q[..., None, :])
             for name, q in (('BMA', sel.bma_predictive(P, lags, X)),
                             ('ML', sel.ml_predictive(P, lags, X)))}
 ml_wrong = sel.ml_lags(P, lags, X)[:, 63].argmax(-1) != np.searchsorted(lags, true)
+print(f'{"":5}{"sampled lag":>18} | {"posterior-averaged":>20}')
+print(f'{"t":>5}{"BMA":>9}{"ML":>9} | {"BMA":>10}{"ML - BMA":>10}')
 for t in (16, 64, 127):
-    print(f't = {t:3}: sampled lag  BMA {max(curves["BMA"][t - 1], 0):.1e}  '
-          f'ML {curves["ML"][t - 1]:.1e} | posterior-averaged  BMA {expected["BMA"][t - 1]:.2e}  '
-          f'ML - BMA {expected["ML"][t - 1] - expected["BMA"][t - 1]:+.1e}')
-print(f'ML picks a wrong lag at t = 64 on {ml_wrong.sum()} of 500 sequences; the posterior '
-      f'expects a share of {1 - posterior[:, 63].max(-1).mean():.1e}')
+    print(f'{t:>5}{max(curves["BMA"][t - 1], 0):>9.1e}{curves["ML"][t - 1]:>9.1e} | '
+          f'{expected["BMA"][t - 1]:>10.2e}'
+          f'{expected["ML"][t - 1] - expected["BMA"][t - 1]:>+10.1e}')
+print(f'ML picks a wrong lag at t = 64 on {ml_wrong.sum()} of 500 sequences;\n'
+      f'  the posterior expects a share of {1 - posterior[:, 63].max(-1).mean():.1e}')
 assert np.all(expected['BMA'][2:] <= expected['ML'][2:] + 1e-13)
 
 # %% [markdown]
@@ -440,12 +453,12 @@ assert np.all(expected['BMA'][2:] <= expected['ML'][2:] + 1e-13)
 # $k_\max - k_\min + 1$ heads.
 
 # %%
-print(f'{"lags":12}{"design":10}{"period":>7}  {"classes":34}{"heads":>6}  {"variant":11}'
-      f'{"exact from":>10}')
+print(f'{"lags":10}{"design":9}{"period":>6}  {"classes":31}{"heads":>5}  '
+      f'{"variant":11}{"exact from":>10}')
 for name in sel.PRESETS:
     for row in sel.design_table(name):
-        print(f'{name:12}{row[0]:10}{row[1]:>7}  {str(row[2]):34}{row[3]:>6}  {row[4]:11}'
-              f'{row[5]:>10}')
+        print(f'{name:10}{row[0]:9}{row[1]:>6}  {str(row[2]):31}{row[3]:>5}  '
+              f'{row[4]:11}{row[5]:>10}')
 
 # %% [markdown]
 # {3, 5, 7} needs only 3 heads (residues 0, 2, 1 modulo 3) instead of the fallback's 5, and
@@ -550,8 +563,9 @@ t0 = taotp.trace(x40, plain, norm='none')
 print('config:', str({k: v for k, v in taotp.config(plain).items() if k != 'd_ff'})
       .replace(" 'vocab_size'", "\n         'vocab_size'"))
 print('no layer norm: max attention gap per layer',
-      [f'{np.abs(a - b).max():.1e}' for a, b in zip(t0.attn, ref['attn'])],
-      f' output gap {np.abs(taotp.softmax(t0.logits) - ref["probs"]).max():.1e}')
+      [f'{np.abs(a - b).max():.1e}' for a, b in zip(t0.attn, ref['attn'])])
+output_gap = np.abs(taotp.softmax(t0.logits) - ref['probs']).max()
+print(f'               output gap {output_gap:.1e}')
 
 # %% [markdown]
 # Now with the PreLN norms. Every block of the stream sums to a known constant at every
@@ -589,7 +603,8 @@ taotp.plot.attention(t.attn[1], title='book port, layer 2', size=(2.1, 2.0))
 
 # %%
 for S_, T_, lg in ((5, 10, (1, 2, 3)), (5, 128, (1, 2, 3)), (5, 128, (1, 2, 3, 4, 5))):
-    mm = sel.build_selective_induction(sel.transition_matrix(S_, np.random.default_rng(0)), lg, T_)
+    P_ = sel.transition_matrix(S_, np.random.default_rng(0))
+    mm = sel.build_selective_induction(P_, lg, T_)
     H = len(lg)
     i, j = np.arange(T_)[:, None], np.arange(T_)[None, :]
     nnz_B = int(np.count_nonzero((i - j) % H == H - 1))
@@ -597,8 +612,10 @@ for S_, T_, lg in ((5, 10, (1, 2, 3)), (5, 128, (1, 2, 3)), (5, 128, (1, 2, 3, 4
     print(f'S={S_} T={T_:3} lags {str(set(lg)):16} widths {mm.widths}\n'
           f'  non-zero {list(mm.count_nonzero().values())}  formula {formula}')
 print('book port (S=5, T=40, 3 heads), parameters')
-print('  all     :', taotp.count_params(book))
-print('  non-zero:', taotp.count_non0_params(book))
+counts = {'all': taotp.count_params(book), 'non-zero': taotp.count_non0_params(book)}
+print(f'{"":10}' + ''.join(f'{key:>10}' for key in counts['all']))
+for label, count in counts.items():
+    print(f'  {label:8}' + ''.join(f'{n:>10,}' for n in count.values()))
 
 # %% [markdown]
 # ## Limits

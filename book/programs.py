@@ -72,14 +72,14 @@ def name_lines(name, width):
     lines = ['']
     for piece in re.split(r'(?<=, )|(?= \()', name):
         if lines[-1] and len((lines[-1] + piece).rstrip()) > width:
-            lines.append('  ' + piece.strip())
+            lines.append('  ' + piece.lstrip())
         else:
             lines[-1] += piece
     return [line.rstrip() for line in lines]
 
 # one table, shown as a table in Jupyter, Colab and the book (Markdown) and as aligned
-# text where only plain text is shown: at most 100 characters a line, so a long name
-# continues on the next line
+# text where only plain text is shown: at most 88 characters a line (the page's text
+# column), so a long name continues on the next line
 head = ['ch', 'program', 'L', 'H', 'd', 'MLP', 'total', 'source', 'non-zero', 'source']
 cells = [[str(r['chapter']), r['name'], str(r['layers']), str(r['heads']), str(r['d_model']),
           'yes' if r['mlp'] else '-', show(r['total']), show(r['book_total']),
@@ -88,8 +88,8 @@ markdown = '\n'.join(['| ' + ' | '.join(head) + ' |',
                       '|' + '|'.join(['---:', ':---'] + ['---:'] * 8) + '|']
                      + ['| ' + ' | '.join(c) + ' |' for c in cells])
 widths = [max(len(x) for x in column) for column in zip(head, *cells)]
-# one space between columns, two after the name, which gets at most what is left of 100
-widths[1] = min(widths[1], 100 - (sum(widths) - widths[1]) - len(widths))
+# one space between columns, two after the name, which gets at most what is left of 88
+widths[1] = min(widths[1], 88 - (sum(widths) - widths[1]) - len(widths))
 lines = []
 for line in [head] + cells:
     first, *more = name_lines(line[1], widths[1])

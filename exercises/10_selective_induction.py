@@ -137,7 +137,7 @@ check('10.4', layer3_blocks)
 import textwrap
 from taotp.exercises.ch10 import CHOICES_134 as sel_choices
 for letter, text in sel_choices.items():     # a long choice continues on the next line
-    print(textwrap.fill(f'{letter} - {text}', 100, subsequent_indent='    '))
+    print(textwrap.fill(f'{letter} - {text}', 86, subsequent_indent='    '))
 answer = None   # {'period': ..., 'classes': [...], 'choice_134': ...}
 
 check('10.5', answer)

@@ -52,7 +52,7 @@ import textwrap
 from taotp.exercises import training
 trained, facts = training.stored('3.1', with_facts=True)
 settings = ', '.join(f'{k}={v}' for k, v in facts['settings'].items())
-print(textwrap.fill(f'settings: {settings}', 100, subsequent_indent='  '))
+print(textwrap.fill(f'settings: {settings}', 86, subsequent_indent='  '))
 print(f'{facts["parameters"]:,} parameters, trained in {facts["seconds"]:.0f} s with one thread')
 answer = trained
 result = check('3.1', answer)
@@ -73,9 +73,10 @@ print('query:', query.tolist())
 print('  right value:', taotp.lookup.lookup_reference(query, ks, vs),
       ' the trained model says:', taotp.last_token_argmax(query[None], trained)[0])
 naive = facts['sweep'][0]
-print(f'trained on random prefixes only (mix_keys=False): {naive["random"]:.1%} and '
-      f'{naive["keys"]:.1%} on the sampled queries,\n  {naive["attack"]["wrong"]} keys broken by '
-      f'the search (the reference: {attack["wrong"]})')
+print(f'trained on random prefixes only (mix_keys=False):\n'
+      f'  {naive["random"]:.1%} and {naive["keys"]:.1%} on the sampled queries,\n'
+      f'  {naive["attack"]["wrong"]} keys broken by the search '
+      f'(the reference: {attack["wrong"]})')
 
 # %% [markdown]
 # Mixing keys into the training prefixes helps, but only a property of the weights gives a
@@ -285,7 +286,7 @@ for start in (0, 805, 2003):     # a long answer continues on the next line, und
     prompt = play[start:start + 7]
     out = taotp.decode([ids[w] for w in prompt], poem, max_steps=10, window=True)
     shown = ' '.join(prompt) + ' | '
-    print(textwrap.fill(shown + ' '.join(vocab[t] for t in out[7:]), 100,
+    print(textwrap.fill(shown + ' '.join(vocab[t] for t in out[7:]), 86,
                         subsequent_indent=' ' * len(shown)))
 
 # %% [markdown]

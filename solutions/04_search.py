@@ -79,7 +79,7 @@ for name, params in (('alphabetical', alphabetical), ('by frequency', by_frequen
     seq = context + out.tolist()
     defined = sum(taotp.search.search_reference(seq[i - 100:i], 2) is not None for i in range(100, 160))
     lines.append(f'{name:>12} ({defined} of 60 steps had a unique match):\n'
-                 + textwrap.fill(' '.join(vocab_words[i] for i in out[:30]), 100,
+                 + textwrap.fill(' '.join(vocab_words[i] for i in out[:30]), 86,
                                  initial_indent='  ', subsequent_indent='  '))
 print('\n'.join(lines))
 
@@ -284,11 +284,11 @@ def build_search_hashed(vocab_size, block_size, prefix_len, hash_dims=None, hard
 
 
 X, want = ch04.search_cases(7, 200, 1000, 100, 10)
-lines = []
+lines = ['prefix 10, 200 random inputs:']
 for m in (6, 14, 18):
     p = build_search_hashed(1000, 100, 10, hash_dims=m)
     acc = np.mean(taotp.last_token_argmax(X, p) == want)
-    lines.append(f'prefix 10, hash of {m:>2} dims: {acc:6.1%} of 200 random inputs right, '
+    lines.append(f'  hash of {m:>2} dims: {acc:6.1%} right, '
                  f'{taotp.count_params(p)["n_params"]:,} parameters (book 123,486)')
 print('\n'.join(lines))
 result = check('4.5', build_search_hashed)

@@ -194,7 +194,7 @@ def build_general_sort(vocab_size=1000, block_size=64, out_scale=1e6):
 
 general = build_general_sort()
 print(str(taotp.config(general)).replace(" 'vocab_size'", "\n 'vocab_size'"))
-print('parameters:', taotp.count_params(general))
+print('parameters:\n ', taotp.count_params(general))
 result = check('5.4', general)
 assert result
 
@@ -558,7 +558,9 @@ def build_multi_digit_sort(block_size=64, ballast=1e6, H=80.0):
 sorter = build_multi_digit_sort()
 print(str(taotp.config(sorter)).replace(" 'd_head'", "\n 'd_head'")
       .replace(" 'vocab_size'", "\n 'vocab_size'"))
-print('parameters:\n ', taotp.count_params(sorter))
+counts = taotp.count_params(sorter)
+print('parameters:\n' + ''.join(f'{key:>11}' for key in counts) + '\n'
+      + ''.join(f'{n:>11,}' for n in counts.values()))
 from taotp.exercises.ch05 import encode_numbers
 for numbers in ([42, 7, 100], [7, 70, 700, 71, 17]):
     x = encode_numbers(numbers)
@@ -596,7 +598,7 @@ assert result
 # %%
 mine = training.attention_on_next(trained)
 built = training.attention_on_next(taotp.build_sort_transformer(28, 56))
-print('mean attention on the next number, per head: trained',
+print('mean attention on the next number, per head:\n  trained',
       [round(w, 2) for w in mine], ' hand-built', [round(w, 3) for w in built])
 
 # %% [markdown]

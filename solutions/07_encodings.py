@@ -55,10 +55,11 @@ E = taotp.og_embedding(512, 128)
 theta = taotp.encodings.og_angles(128)
 print(f'wavelengths from {2 * np.pi / theta[0]:.2f} to {2 * np.pi / theta[-1]:,.0f} positions')
 F = E @ E.T
-print('E_i . E_j for i - j = 0, 1, 2, 5, 10, 50, 200:',
+print('E_i . E_j for i - j = 0, 1, 2, 5, 10, 50, 200:\n ',
       [round(float(F[300, 300 - g]), 1) for g in (0, 1, 2, 5, 10, 50, 200)])
 toeplitz_gap = max(np.ptp(np.diagonal(F, offset=g)) for g in range(0, 200))
-print(f'largest spread along any diagonal of E E^T: {toeplitz_gap:.1e} (a function of i - j only)')
+print(f'largest spread along any diagonal of E E^T: {toeplitz_gap:.1e} '
+      f'(a function of i - j only)')
 
 # %% [markdown]
 # ## Puzzle 7.2 · Complex shiftable implies real shiftable (proof)
@@ -135,13 +136,15 @@ for q, d in ((64, 128), (300, 6), (1000, 512)):
 # then *any* re-ordering of them is linear, so the question is only interesting for long blocks.)
 
 # %%
+print('256 positions, shift by 1: best residual')
 for d in (4, 8, 16, 64):
     N = taotp.layer_norm(taotp.og_embedding(256, d))
     T_best = np.linalg.lstsq(N[:-1], N[1:], rcond=None)[0]
     raw = taotp.og_embedding(256, d)
     T_raw = np.linalg.lstsq(raw[:-1], raw[1:], rcond=None)[0]
-    print(f'd = {d:3d}, 256 positions, shift by 1: best residual after layer norm '
-          f'{np.abs(N[:-1] @ T_best - N[1:]).max():.3f}; without it {np.abs(raw[:-1] @ T_raw - raw[1:]).max():.0e}')
+    print(f'  d = {d:3d}: after layer norm '
+          f'{np.abs(N[:-1] @ T_best - N[1:]).max():.3f}; '
+          f'without it {np.abs(raw[:-1] @ T_raw - raw[1:]).max():.0e}')
 
 # %% [markdown]
 # ## Puzzle 7.6 · RMSNorm instead of layer norm
@@ -167,11 +170,12 @@ x = np.concatenate([3.0 * np.eye(vocab)[tokens], taotp.og_embedding(q, d_pos)], 
 look_back = np.zeros((vocab + d_pos,) * 2)
 look_back[vocab:, vocab:] = taotp.encodings.shift_by_delta(-1, taotp.encodings.og_angles(d_pos),
                                                           reversed=True)
+print('score depends on i - j only? largest spread along a diagonal:')
 for name, normed in (('raw (PostLN sees this)', x), ('RMSNorm', taotp.rms_norm(x)),
                      ('layer norm', taotp.layer_norm(x))):
     S = normed @ look_back @ normed.T
     spread = max(np.ptp(np.diagonal(S, offset=-g)) for g in range(q - 1))
-    print(f'{name:<24} score depends on i - j only? largest spread along a diagonal: {spread:.1e}')
+    print(f'  {name:<24} {spread:.1e}')
 
 
 # %% [markdown]
@@ -307,8 +311,8 @@ def padding_dim(encoding, epsilon):
 result = check('7.10', padding_dim)
 assert result
 E64 = taotp.og_embedding(64, 128)
-print(f'sinusoidal 64 x 128, eps = 1e-3: standard {taotp.padding_dimension(E64)}, general (this '
-      f'function, Euclidean ball) {padding_dim(E64, 1e-3)}')
+print(f'sinusoidal 64 x 128, eps = 1e-3: standard {taotp.padding_dimension(E64)},\n'
+      f'  general (this function, Euclidean ball) {padding_dim(E64, 1e-3)}')
 
 # %% [markdown]
 # The general number is far larger than the standard one, for a simple reason: 64 rows in 128
@@ -333,7 +337,7 @@ import textwrap
 from taotp.exercises import training
 models, facts = training.stored('7.11', with_facts=True)
 settings = ', '.join(f'{k}={v}' for k, v in facts['settings'].items())
-print(textwrap.fill(f'settings: {settings}', 100, subsequent_indent='  '))
+print(textwrap.fill(f'settings: {settings}', 86, subsequent_indent='  '))
 print(f'{facts["parameters"]:,} parameters each; both trained in {facts["seconds"]:.0f} s with '
       f'one thread')
 for encoding in ('og', 'rotation'):

@@ -174,9 +174,9 @@ assert result
 fig83 = taotp.load_program(taotp.interpreter.book_listing('min'))
 e1, e2 = np.array([1, -1, 0]) / 2 ** 0.5, np.array([1, 1, -2]) / 6 ** 0.5
 angles = np.degrees(np.arctan2(fig83['tok_emb'] @ e2, fig83['tok_emb'] @ e1))
-label = 'token angles (degrees): '
-print(label + np.array2string(angles, max_line_width=100, separator=', ', prefix=label,
-                              precision=1, floatmode='fixed'))
+print('token angles (degrees):')
+print(np.array2string(angles, max_line_width=72, separator=', ', precision=1,
+                      floatmode='fixed'))
 print('angles increase with the id:', bool(np.all(np.diff(angles) > 0)))
 layer = fig83['layers'][0]
 print('query column / 1e8:', layer['Q'][0, :, 0] / 1e8, '| key column:', layer['K'][0, :, 0])

@@ -364,7 +364,8 @@ def shape(b):
     return w, r, 1 / b + (w - 1 / b) / 2
 
 
-print({b: tuple(round(v, 3) for v in shape(b)) for b in (2, 3, 7, 16)})
+import pprint
+pprint.pp({b: tuple(round(v, 3) for v in shape(b)) for b in (2, 3, 7, 16)}, width=86)
 result = check('9.15', shape)
 assert result
 

@@ -109,11 +109,12 @@ def attention_scores(q, k, mask, scale=None):
 
 
 def mix_values(weights, v, P):
-    """Each head's weighted values ``weights @ v``, mapped through ``P``: (..., m, d_model).
+    """Each head's weighted values ``weights @ v``, mapped through ``P``.
 
-    weights (..., h, m, t), v (..., h, t, d_v), P (h, d_model, d_v).
+    weights (..., h, m, t), v (..., h, t, d_v), P (h, d_model, d_v); returns
+    (..., m, d_model).
     """
-    per_head = weights @ v                                                # (..., h, m, d_v)
+    per_head = weights @ v                                       # (..., h, m, d_v)
     h, d_model, d_v = P.shape
     m = weights.shape[-2]
     stacked = np.moveaxis(per_head, -3, -2).reshape(per_head.shape[:-3] + (m, h * d_v))
@@ -253,8 +254,8 @@ def transformer_layer(x, mask, Q, K, V, P, M1, b1, M2, b2, ln1, ln2, record=None
     if post_ln:
         out = norm_fn(out, **ln2)
     if record is not None:
-        record.append({'resid_pre': x, 'scores': scores, 'attn': weights, 'resid_mid': mid,
-                       'mlp_in': mlp_in, 'resid_post': out})
+        record.append({'resid_pre': x, 'scores': scores, 'attn': weights,
+                       'resid_mid': mid, 'mlp_in': mlp_in, 'resid_post': out})
     return out
 
 

@@ -82,7 +82,7 @@ def test_stored_notebook_is_within_its_size_budget(path):
 
 # characters a stored line of text may take: the book's text column, and about what Jupyter
 # and Colab show without wrapping it or scrolling sideways
-WIDEST_LINE = 100
+WIDEST_LINE = 88
 
 
 def _printed_text(out):

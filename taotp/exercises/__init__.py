@@ -248,7 +248,8 @@ def progress(chapter=None, show_file=False):
             status = f'solved {row["solved"]}'[:18]
         else:
             status = row.get('latest') or '-'
-        print(f'{p.id:<7} {p.kind:<8} {status:<18} {p.title[:60]}')
+        title = textwrap.wrap(p.title, PAGE_WIDTH - 36) or ['']   # the page's width
+        print(f'{p.id:<7} {p.kind:<8} {status:<18} ' + f'\n{"":36}'.join(title))
     checked = [p for p in rows if p.kind == 'checked']
     done = sum(bool(saved.get(p.id, {}).get('solved')) for p in checked)
     print(f'{done} of {len(checked)} checked puzzles solved')
