@@ -118,11 +118,12 @@ check('1.4', transformer_at)
 # `numpy.random.Generator` it is given (no global random state). Near $T = 0$ it must agree
 # with greedy decoding. The checker samples 300 seeded runs of 8 steps at each of
 # $T = 0.5, 1, 2$ on the program `taotp.exercises.ch01.sampling_program()`, then at $T = 2$ on
-# one of its family drawn afresh (`fresh_sampling_program(seed)`), and compares the frequency
-# of every token at every step with the laws your sampler should have used; a right sampler
-# fails this test with probability below $10^{-6}$. The package's own sampler
-# (`taotp.decode(..., temperature=T)`) is switched off while this puzzle is checked;
-# `taotp.transformer` gives you the logits.
+# one of its family drawn afresh (`fresh_sampling_program(seed)`). It compares the frequency
+# of every token at every step with the laws your sampler should have used, and asks whether
+# your draws are too flat or too sharp for $T$ (the sum of logits$/T$ at the tokens drawn,
+# against what the laws predict); a right sampler fails with probability below $10^{-6}$.
+# The package's own sampler (`taotp.decode(..., temperature=T)`) is switched off while this
+# puzzle is checked; `taotp.transformer` gives you the logits.
 
 # %%
 def sample_decode(tokens, params, max_steps, temperature, rng):

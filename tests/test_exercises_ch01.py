@@ -5,7 +5,7 @@
 | 1.1, 1.2, 1.5, 1.9, 1.10 | no checker (reflection) | - |
 | 1.3 | `decode_fast(tokens, params, max_steps, eos)` gives the naive decode's tokens on 32 cases over 4 programs drawn afresh (a layer without heads, d_value != d_head, d_ff = 0, vector and scalar layer norms; full blocks, 0 steps, eos at the first token), and a run of a fresh length (500-600 steps, d_model 128) takes at most 5x the CPU time of the package's cache on the same run (the worker's own CPU time, so another process's load counts little); the package's decoders and forward pass are switched off | a hand-written naive loop (float64 and float32); the leanest naive loop (float32, heads batched); a naive loop padded with busy work so its time grows linearly; a memoised naive loop; caches with a ring of 32 positions, layer norms without gamma/beta, values as wide as keys; `taotp.decode` itself, `taotp.transformer` in a loop, a copy of `taotp.decode`'s code |
 | 1.4 | `transformer_at(...)` gives the book's logits to 1e-9 on 16 inputs over 4 fresh programs; the package's forward pass, the loop reference, `np.einsum` and the extras' packages (`taotp.train`, `taotp.export`, `taotp.interop`; also for 1.3, 1.6, 1.7) are switched off | `taotp.transformer`, `taotp.reference.naive_transformer`, a rewrite calling `np.einsum`, layer norms without gamma/beta, no 1/sqrt(d_head) |
-| 1.6 | `sample_decode(...)`: greedy at T = 1e-4 along 6-step runs of 4 fresh programs (logit gaps > 0.05); reproducible with a seeded rng; at T = 0.5, 1, 2 on `sampling_program()` and at T = 2 on a fresh program of its family (a sampler right only on the program it is shown fails there), 300 runs of 8 steps: the frequency of every token at every step (and over all steps) within a Hoeffding-Azuma margin of softmax(logits / T) of the sampled prefixes (a right sampler fails with probability < 1e-6); the package's sampler switched off | the first token sampled then greedy; greedy after 4 sampled steps; `taotp.decode(..., temperature=T)`; the prompt's law at every step; T ignored; a fresh global generator; the generator reseeded; the prompt dropped |
+| 1.6 | `sample_decode(...)`: greedy at T = 1e-4 along 6-step runs of 4 fresh programs (logit gaps > 0.05); reproducible with a seeded rng; at T = 0.5, 1, 2 on `sampling_program()` and at T = 2 on a fresh program of its family (a sampler right only on the program it is shown fails there), 300 runs of 8 steps: the frequency of every token at every step (and over all steps) within a Hoeffding-Azuma margin of softmax(logits / T) of the sampled prefixes, and the score of T (logits / T of the drawn tokens minus their mean under the law, summed per temperature and over all) within a Freedman margin (a right sampler fails with probability < 1e-6); the package's sampler switched off | the first token sampled then greedy; greedy after 4 sampled steps; `taotp.decode(..., temperature=T)`; the prompt's law at every step; T ignored; T a quarter too high or a fifth too low (the frequency margins alone let 1.25 T pass, round 4); T squared; a fresh global generator; the generator reseeded; the prompt dropped |
 | 1.7 | `decode_window(...)` returns the prompt and n_steps argmax tokens over the last block_size tokens for 20 prompts at block sizes 1, 5, 8, 13 over 4 fresh programs | a window hard-coded to 8; the first step on the whole prompt; `taotp.decode(..., window=True)`; a window one token short |
 | 1.8 | `scramble_transformer(...)` leaves its inputs (and M) untouched, returns 5 pieces with new_tok_emb = tok_emb @ M and the same logits (1e-7) on 18 inputs for 6 (program, M) pairs of fresh programs; failures name the piece | M set to the identity in place; a right rewrite that mutates the caller's layers; only the embeddings; pos_emb, P, b2 or out_emb forgotten; M instead of M.T; pieces out of order |
 
@@ -259,6 +259,10 @@ CHEATS_1_6 = {
         (lambda t, p, m, T, r: REF['1.6'](t, p, m, T, np.random.default_rng(0)), 'token'),
     'the prompt dropped': (lambda t, p, m, T, r: REF['1.6'](t, p, m, T, r)[len(t):],
                            'expected the prompt followed by 6 token ids'),
+    'T a quarter too high (red team, round 4: passed the frequency margins)':
+        (lambda t, p, m, T, r: REF['1.6'](t, p, m, 1.25 * T, r), 'too flat for T'),
+    'T a fifth too low': (lambda t, p, m, T, r: REF['1.6'](t, p, m, 0.8 * T, r), 'too sharp'),
+    'T squared': (lambda t, p, m, T, r: REF['1.6'](t, p, m, T * T, r), 'at temperature 0.5'),
     'right only on the program the notebook shows (red team, class 6)':
         (lambda t, p, m, T, r: REF['1.6'](t, p, m, T, r) if p['tok_emb'].shape == (4, 8)
          and len(p['pos_emb']) == 10 else greedy_after(0)(t, p, m, T, r),
@@ -300,13 +304,32 @@ def test_1_6_sampling_program_has_spread_laws_that_depend_on_the_context_and_on_
 def test_1_6_fresh_sampling_programs_are_new_and_far_from_greedy_at_t_2():
     """A greedy sampler strays past the per-step margin on every fresh program."""
     prompt, steps = list(ch01.SAMPLING['prompt']), ch01.SAMPLING['steps']
-    margin = ch01._law_margin(ch01.SAMPLING['runs'], 4 * (steps + 1) * 4)
+    margin = ch01._law_margin(ch01.SAMPLING['runs'], 4 * ((steps + 1) * 4 + 1) + 1)
     for seed in range(20):
         params = ch01.fresh_sampling_program(seed)
         assert ch01.params_difference(params, ch01.sampling_program()) is not None
         path = taotp.decode(prompt, params, max_steps=steps, cache=False)
         laws = softmax(taotp.transformer(path[:-1], **params)[len(prompt) - 1:] / 2.0)
         assert 1 - laws.max() > margin, seed
+
+
+def test_1_6_logit_range_bounds_every_input_of_the_sampling_programs():
+    """The score test's increments stay within _logit_range (Freedman needs a sure bound)."""
+    rng = np.random.default_rng(7)
+    for params in [ch01.sampling_program()] + [ch01.fresh_sampling_program(s) for s in range(5)]:
+        block, vocab = len(params['pos_emb']), len(params['tok_emb'])
+        tokens = rng.integers(0, vocab, size=(3000, block))
+        logits = taotp.transformer_batch(tokens, params)
+        assert np.ptp(logits, axis=-1).max() <= ch01._logit_range(params)
+
+
+def test_1_6_score_margin_is_a_freedman_bound_on_a_grid():
+    c, n, tests = 3.0, 2400, 149
+    for variance in (1e-9, 10.0, 500.0, 2000.0):
+        margin = ch01._score_margin(variance, c, n, tests)
+        # the variance is rounded up at most one grid step, never down
+        low = ch01._score_margin(variance / ch01.GRID, c, n, tests)
+        assert margin >= np.sqrt(2 * np.log(2 * tests / ch01.ALPHA) * variance) and low <= margin
 
 
 # ----------------------------------------------------------------------------- 1.7

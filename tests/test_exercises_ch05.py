@@ -21,7 +21,7 @@ Red team (the issue's classes of attack; each row is a test below):
 | 2 a sorter that knows the right order only for the numbers written in the checker's source (its visible cases) | 5.4 | the hidden runs reach every number of 1..999 |
 | 3 patch the checker's engine (`ch05.teacher_forced_argmax`) from a weight's `__array__`; raise the judge's `TimeUp` from one | 5.6 | the weights are read in a worker process; the judge's modules are out of its reach, and an exception there is the answer's own |
 | 3 a Python oracle in ndarray subclasses; a wide sorter shown as a 1-layer d_model-6 program by a dict subclass | 5.1, 5.2, 5.4, 5.6, 5.7 | the worker sends back plain arrays and the dict's real storage only (``wire``) |
-| 4 the package's own Sorts of Chapter 12: the compact design at 33 with t0 = 1 (fits 5.1's budget), the bits design at 1,000 (solves 5.4), also rotated, rescaled, cast to float32, padded with a constant dimension; the shipped 5.8 program | 5.1, 5.4, 5.6 | the token table's shape is recognised (``ch05._is_compact_sort``, ``ch05._is_bits_sort``) and refused; the trained 5.8 program cannot sort repeats; **not refused** (round 4): the bits design with its code ranks shifted by 1,500, or with 32-bit codes, escapes ``_is_bits_sort`` (open) |
+| 4 the package's own Sorts of Chapter 12: the compact design at 33 with t0 = 1 (fits 5.1's budget), the bits design at 1,000 (solves 5.4), also rotated, rescaled, cast to float32, padded with a constant dimension; the shipped 5.8 program | 5.1, 5.4, 5.6 | the token table's shape is recognised (``ch05._is_compact_sort``, ``ch05._is_bits_sort``) and refused; the trained 5.8 program cannot sort repeats; the bits design with its code ranks shifted by 1,500 or with 32-bit codes (round 4) is refused too: ``_is_bits_sort`` looks for rows of one weight whose cosines fall on a few equally spaced levels (Hamming distances), not for the package's ranks |
 | 6 a Min program exact except for minima between 300,000 and 400,000 (random rows rarely have a minimum there) | 5.2 | the minimum and the next token in each sixteenth of the vocabulary, on every check |
 | 6 a sorter that swaps two neighbouring numbers only when both are present | 5.4 | runs of neighbours reach every pair of neighbours |
 
@@ -38,10 +38,11 @@ import pytest
 import taotp
 from checking import fails, never_names, passes, verdict
 from solutions import answer
-from taotp.exercises import registry, toolkit
+from taotp.exercises import toolkit
 from taotp.exercises.ch05 import (COMMA, END, PUZZLES, _is_bits_sort, _is_compact_sort,
                                   _runs, encode_numbers, visible_cases)
 from taotp.sort import build_bits_sort_transformer, build_compact_sort_transformer
+from taotp.sort.large_vocab import bits_embeddings, bits_layout, bits_sort_layer
 from test_exercises_ch04 import NeverUfunc, Switch, oracle_program
 
 CHECKED = [p.id for p in PUZZLES if p.kind == 'checked']
@@ -254,6 +255,20 @@ def disguised(params, seed=0, scale=3.0, pad=0.0, round32=True):
 COMPACT_33 = build_compact_sort_transformer(33, 64, t0=1.0)
 BITS_1000 = build_bits_sort_transformer(1000, 64)
 
+
+def bits_design(n, shift, vocab=1000):
+    """The bits design with codes of length ``n`` and every number's rank moved by ``shift``
+    (red team, round 4: it escaped a fingerprint that compared with the package's own ranks)."""
+    params = taotp.base_params(vocab, 64, bits_layout(n).d_model)
+    tokens = np.arange(vocab)
+    params['tok_emb'] = params['out_emb'] = bits_embeddings(np.where(tokens > 0, tokens + shift,
+                                                                     0), n)
+    params['layers'].append(bits_sort_layer(n))
+    return params
+
+
+SHIFTED, LONG = bits_design(14, 1500), bits_design(32, 0)
+
 CHEATS = [
     ('5.1', lambda: oracle_program(_sort_next, 33, 64, [taotp.base_layer(1, 1, 0, 1)]),
      'input [32, 31'),
@@ -268,6 +283,9 @@ CHEATS = [
     ('5.4', lambda: BITS_1000, 'bits Sort of Chapter 12'),
     ('5.4', lambda: disguised(BITS_1000, seed=1), 'bits Sort of Chapter 12'),
     ('5.4', lambda: disguised(BITS_1000, seed=2, pad=0.5), 'bits Sort of Chapter 12'),
+    ('5.4', lambda: SHIFTED, 'bits Sort of Chapter 12'),
+    ('5.4', lambda: disguised(SHIFTED, seed=3), 'bits Sort of Chapter 12'),
+    ('5.4', lambda: disguised(LONG, seed=4, pad=0.5), 'bits Sort of Chapter 12'),
     ('5.6', lambda: oracle_program(_sort_next, 16, 24), 'input [5, 2, 5, 2, 0]'),
     ('5.6', lambda: taotp.exercises.training.stored('5.8'), 'input [5, 2, 5, 2, 0]'),
     ('5.7', lambda: oracle_program(_digits_next, 12, 64), 'input "42, 7, 100 END"'),
@@ -284,7 +302,9 @@ def test_the_disguises_keep_the_program_working():
     """The disguised package programs still sort (so refusing them is needed)."""
     for params, vocab in ((disguised(COMPACT_33, round32=False), 33),
                           (disguised(BITS_1000, seed=1), 1000),
-                          (disguised(BITS_1000, seed=2, pad=0.5), 1000)):
+                          (disguised(BITS_1000, seed=2, pad=0.5), 1000),
+                          (disguised(SHIFTED, seed=3), 1000),
+                          (disguised(LONG, seed=4, pad=0.5), 1000)):
         rng = np.random.default_rng(0)
         x = rng.choice(np.arange(1, vocab), size=20, replace=False).tolist() + [0]
         plain = taotp.exercises.toolkit.program(params)          # what the judge runs
@@ -299,6 +319,10 @@ def test_the_fingerprints_refuse_the_package_and_accept_the_references():
     assert not _is_compact_sort(taotp.build_sort_transformer(33, 64)['tok_emb'])
     assert _is_bits_sort(build_bits_sort_transformer(5000, 64)['tok_emb'])
     assert not _is_bits_sort(answer('5.4')['tok_emb'])
+    for other in (np.where(np.arange(1000)[:, None] > np.arange(1000), 1.0, -1.0),   # thermometer
+                  2.0 * ((np.arange(1000)[:, None] >> np.arange(10)) & 1) - 1,      # binary
+                  np.random.default_rng(0).normal(size=(1000, 40))):
+        assert not _is_bits_sort(other)
 
 
 @pytest.mark.slow       # four checks in a row; fresh cases per check: test_every_check_draws_new_hidden_cases

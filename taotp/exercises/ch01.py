@@ -285,6 +285,32 @@ def _law_margin(n, tests):
     return float(np.sqrt(np.log(2 * tests / ALPHA) / (2 * n)))
 
 
+def _logit_range(params):
+    """A bound on max - min of the logits of any input.  The final norm's output is
+    beta + gamma * u with u centred and |u| <= sqrt(d), so logit v minus logit u is at most
+    |w . beta| + sqrt(d) |centred(w * gamma)| for w = e_v - e_u (rows of out_emb)."""
+    emb, lnf = params['out_emb'], params['lnf']
+    d = emb.shape[1]
+    w = (emb[:, None] - emb[None]).reshape(-1, d)
+    wg = w * np.broadcast_to(lnf['gamma'], (d,))
+    return float(np.max(np.abs(w @ np.broadcast_to(lnf['beta'], (d,)))
+                        + np.sqrt(d) * np.linalg.norm(wg - wg.mean(1, keepdims=True), axis=1)))
+
+
+GRID = 2 ** 0.125     # Freedman's bound is taken on a grid of variances, this far apart
+
+
+def _score_margin(variance, c, n, tests):
+    """Freedman: a right sampler's score sum (n draws, each within c of its mean) strays
+    further with probability <= ALPHA / tests, for any summed conditional variance (a union
+    over the grid of variances from c^2 2^-40 to n c^2 that the realised one is rounded up to)."""
+    levels = int(np.ceil((np.log2(n) + 40) / np.log2(GRID))) + 1
+    s2 = c * c * GRID ** max(np.ceil(np.log(max(variance, 1e-300) / (c * c)) / np.log(GRID)),
+                             -40 / np.log2(GRID))
+    L = np.log(2 * levels * tests / ALPHA)
+    return float(c * L / 3 + np.sqrt((c * L / 3) ** 2 + 2 * L * s2))
+
+
 def _sampled(sample_decode, prompt, params, steps, temperature, seed, on=None):
     out = tk.tokens(tk.call(sample_decode, np.array(prompt), params, steps, temperature,
                             np.random.default_rng(seed), what='your sampler', on=on),
@@ -315,8 +341,10 @@ def check_1_6(sample_decode):
                       f'{runs[1]}; draw from the rng you are given, not from np.random')
     _sampled(sample_decode, prompt, params, 0, 1.0, 0)
     n, vocab, temps = SAMPLING['runs'], len(params['tok_emb']), SAMPLING['temperatures']
-    tests = (len(temps) + 1) * (steps + 1) * vocab             # 3) the law of every step:
+    # 3) the law of every step, and 4) the score in the direction of the temperature
+    tests = (len(temps) + 1) * ((steps + 1) * vocab + 1) + 1
     per_step, pooled = _law_margin(n, tests), _law_margin(n * steps, tests)
+    scores = []
     # the notebook's program at each temperature, then one drawn afresh at T = 2 (a
     # sampler that is right only on the program it was shown is wrong there)
     program_seed = tk.fresh_seed()
@@ -333,8 +361,8 @@ def check_1_6(sample_decode):
         if np.any(runs[:, :len(prompt)] != prompt):
             raise Finding(f'prompt {prompt}, max_steps {steps}: your sampler\'s output does not '
                           f'start with the prompt')
-        probs = softmax(transformer_batch(runs[:, :-1], params)[:, len(prompt) - 1:]
-                        / temperature)
+        logits = transformer_batch(runs[:, :-1], params)[:, len(prompt) - 1:]
+        probs = softmax(logits / temperature)
         seen = np.eye(vocab)[runs[:, len(prompt):]].mean(0)          # (steps, vocab)
         rows = [(f'at step {s + 1}', seen[s], probs[:, s].mean(0), per_step) for s in range(steps)]
         rows.append(('over all steps', seen.mean(0), probs.mean((0, 1)), pooled))
@@ -348,12 +376,34 @@ def check_1_6(sample_decode):
                               f'from what softmax(logits / T) of the sampled prefixes gives it '
                               f'on average; a right sampler stays within {margin:.3f} (this '
                               f'test fails one with probability below {ALPHA:g})')
+        # the score of T: d/d(log 1/T) of log softmax(logits / T) at the drawn token, i.e.
+        # z = logits / T there minus its mean under the law; mean 0 for a right sampler,
+        # below 0 if it samples too flat (T too high), above 0 if too sharp
+        z = logits / temperature
+        expected = (probs * z).sum(-1)
+        drawn = np.take_along_axis(z, runs[:, len(prompt):, None], -1)[..., 0]
+        scores.append((f'at temperature {temperature} ({name})', (drawn - expected).sum(),
+                       ((probs * z ** 2).sum(-1) - expected ** 2).sum(),
+                       _logit_range(params) / temperature, n * steps))
+    totals = np.sum([row[1:] for row in scores], axis=0)
+    scores.append(('over all four', totals[0], totals[1], max(row[3] for row in scores),
+                   n * steps * len(cases)))
+    for where, score, variance, c, draws in scores:
+        margin = _score_margin(variance, c, draws, tests)
+        if abs(score) > margin:
+            raise Finding(f'{where}, {n} runs of {steps} steps from {prompt}: logits / T of '
+                          f'the tokens you drew exceed what softmax(logits / T) predicts for '
+                          f'them by {score:+.1f} in all, beyond the {margin:.1f} a right sampler '
+                          f'reaches (this test fails one with probability below {ALPHA:g}): '
+                          f'your draws are too {"flat" if score < 0 else "sharp"} for T; divide '
+                          f'the logits by T once')
     return Passed(f'greedy at T = 1e-4 on 4 fresh programs, reproducible with a seeded rng, and '
                   f'at T = 0.5, 1, 2 on the notebook\'s program and at 2 on one drawn '
                   f'afresh, every one of {steps} steps of {n} runs follows '
                   f'softmax(logits / T) of its own prefix (token frequencies per step within '
-                  f'{per_step:.3f}, over all steps within {pooled:.3f}: a right sampler fails '
-                  f'with probability < {ALPHA:g})')
+                  f'{per_step:.3f}, over all steps within {pooled:.3f}), and logits / T of the '
+                  f'drawn tokens sum to what that law predicts, per temperature and over all '
+                  f'(a right sampler fails with probability < {ALPHA:g})')
 
 
 # ----------------------------------------------------------------------------- 1.7

@@ -10,8 +10,7 @@ Inputs end with the terminator 0; in 5.7 tokens 0-9 are digits, ``COMMA = 10`` a
 import numpy as np
 
 from ..decoding import last_token_argmax, teacher_forced_argmax
-from ..sort import code_length, random_min_inputs
-from ..sort.large_vocab import bits_embeddings
+from ..sort import random_min_inputs
 from . import toolkit
 from .registry import Puzzle, checker
 from .toolkit import Finding, Passed
@@ -74,22 +73,23 @@ def _program(params, vocab, vocab_why, block, block_why, **limits):
     return params, toolkit.room(params, block=block, block_why=f'({block_why})')
 
 
-def _shape(rows):
-    """Cosines between token rows as layer norm sees them, less what all rows share:
-    unchanged by rotations, scale, float32 and small perturbations."""
-    x = rows - rows.mean(axis=1, keepdims=True)
-    x = x - x.mean(axis=0)
-    x = x / np.maximum(np.linalg.norm(x, axis=1, keepdims=True), 1e-300)
-    return x @ x.T
-
-
 def _is_bits_sort(tok_emb, rows=200):
-    """Whether the numbers' rows are the balanced codes of ``taotp.sort``'s bits design."""
+    """Whether the numbers' rows, as layer norm sees them, are distinct words of one length
+    and one weight: the balanced codes of ``taotp.sort``'s bits design, of any code length,
+    with any ranks, rotated, rescaled or cast.  Then 1 - cosine of two rows is proportional
+    to their Hamming distance, so it falls on 3 to 64 equally spaced levels."""
     if len(tok_emb) <= rows:
         return False
-    mine = _shape(tok_emb[1:rows + 1])
-    return any(np.abs(mine - _shape(bits_embeddings(np.arange(1, rows + 1), n))).max() < 0.05
-               for n in range(code_length(rows + 1), 32, 2))
+    x = tok_emb[1:rows + 1] - tok_emb[1:rows + 1].mean(axis=1, keepdims=True)
+    x = x / np.maximum(np.linalg.norm(x, axis=1, keepdims=True), 1e-300)
+    gaps = (1 - x @ x.T)[np.triu_indices(rows, 1)]
+    if gaps.min() < 1e-3:                       # rows that repeat: not codes of numbers
+        return False
+    for unit in gaps.min() / np.arange(1, 5):   # the closest two may differ in 2 to 8 bits
+        levels = gaps / unit
+        if np.abs(levels - np.round(levels)).max() < 0.02:
+            return 3 <= len(np.unique(np.round(levels))) <= 64
+    return False
 
 
 def _is_compact_sort(tok_emb, count=33):
@@ -278,9 +278,10 @@ def check_5_4(params):
     params, cfg = _program(params, 1000, 'numbers 1..999 and the terminator 0', 64,
                            'inputs of up to 30 numbers', d_model=2048)
     if _is_bits_sort(params['tok_emb']):
-        raise Finding('your program is the bits Sort of Chapter 12 '
-                      '(taotp.build_large_vocab_sort_transformer); 5.4 asks for a construction '
-                      'of your own')
+        raise Finding('your numbers\' rows are codes of one length and weight, as layer norm '
+                      'sees them: the bits Sort of Chapter 12 (taotp.build_large_vocab_sort_'
+                      'transformer, any code length or ranks); 5.4 asks for a construction of '
+                      'your own')
     rng = toolkit.fresh_rng()
     hidden = _runs(rng, 1, 999, 30) + _subsets(rng, np.arange(1, 1000), 25, 30)
     _judge_sort(params, visible_cases('5.4'), hidden, SORT_HINT)
