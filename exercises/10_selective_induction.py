@@ -112,7 +112,8 @@ check('10.3', layer2_masks)
 # and its `mhat` (columns, key side). The checker compares layer 3's scores at the candidate
 # keys `i + 1 - k` with `lam + beta * sum_h mean ptil` from query `2 kmax + K - 1` on, and the
 # outputs with the reference (`lam = 500`, `beta = 7`), on the worked example and on two
-# sequences each of four contiguous lag sets drawn afresh.
+# sequences each of five contiguous lag sets drawn afresh, the last with `T` from 150 to 300.
+# The package's construction is switched off while this puzzle is checked.
 
 # %%
 def layer3_blocks(lags, T, lam, beta):
@@ -151,8 +152,8 @@ check('10.5', answer)
 # the one layer-2 head (runs of `D` tokens then gaps of `D`, after the warm-up) and the
 # `(T, T)` layer-3 block whose rows are the query's position and columns the key's `phat`
 # slots, entries `0`, `+beta` or `-beta` (`beta = 10`). Checked on lags {2, 5} at `T = 40`,
-# then on five pairs drawn afresh, one for each `D` from 1 to 5: the paper's rule with
-# `(a - b - 1)` is not general.
+# then on five pairs drawn afresh, one for each `D` from 1 to 5, and one more with `T` from
+# 150 to 300: the paper's rule with `(a - b - 1)` is not general.
 
 # %%
 def single_head_blocks(lags, T, beta):
@@ -188,7 +189,8 @@ check('10.7', how_hard)
 # `one_head_budget(T, lags, beta_c)` returning `(count, beta)`, an integer and a number;
 # for `T = 128`, lags {1, 2, 3}, `beta_c = 100` it is the chapter's example, checked first,
 # then eight cases drawn afresh (four consecutive `T` for one lag set, so every residue
-# modulo `K`). The checker tests `beta` by running Proposition 1 beside the network.
+# modulo `K`). The checker tests `beta` by running Proposition 1 beside the network; the
+# package's `plan_heads`, `construction_weights` and `prop1_weights` are switched off.
 
 # %%
 def one_head_budget(T, lags, beta_c):

@@ -21,7 +21,7 @@ Red team (the issue's classes of attack; each row is a test below):
 | 2 a sorter that knows the right order only for the numbers written in the checker's source (its visible cases) | 5.4 | the hidden runs reach every number of 1..999 |
 | 3 patch the checker's engine (`ch05.teacher_forced_argmax`) from a weight's `__array__`; raise the judge's `TimeUp` from one | 5.6 | the weights are read in a worker process; the judge's modules are out of its reach, and an exception there is the answer's own |
 | 3 a Python oracle in ndarray subclasses; a wide sorter shown as a 1-layer d_model-6 program by a dict subclass | 5.1, 5.2, 5.4, 5.6, 5.7 | the worker sends back plain arrays and the dict's real storage only (``wire``) |
-| 4 the package's own Sorts of Chapter 12: the compact design at 33 with t0 = 1 (fits 5.1's budget), the bits design at 1,000 (solves 5.4), also rotated, rescaled, cast to float32, padded with a constant dimension; the shipped 5.8 program | 5.1, 5.4, 5.6 | the token table's shape is recognised (``ch05._is_compact_sort``, ``ch05._is_bits_sort``) and refused; the trained 5.8 program cannot sort repeats; the bits design with its code ranks shifted by 1,500 or with 32-bit codes (round 4) is refused too: ``_is_bits_sort`` looks for rows of one weight whose cosines fall on a few equally spaced levels (Hamming distances), not for the package's ranks |
+| 4 the package's own Sorts of Chapter 12: the compact design at 33 with t0 = 1 (fits 5.1's budget), the bits design at 1,000 (solves 5.4), also rotated, rescaled, cast to float32, padded with a constant dimension; the shipped 5.8 program | 5.1, 5.4, 5.6 | the token table's shape is recognised (``ch05._is_compact_sort``, ``ch05._is_bits_sort``) and refused; the trained 5.8 program cannot sort repeats; the bits design with its code ranks shifted by 1,500 or with 32-bit codes (round 4), a vector moved from the position rows to the token rows, or unread dimensions of noise (round 5) are refused too: ``_is_bits_sort`` takes the rows as layer norm sees them at position 0, on the dimensions some layer reads, and looks for cosines on a few equally spaced levels (Hamming distances), not for the package's ranks; **not refused** (round 5): plain unbalanced binary codes with two balancing columns the heads read, on the package's layer re-based (a disguised copy, CONTRIBUTING) |
 | 6 a Min program exact except for minima between 300,000 and 400,000 (random rows rarely have a minimum there) | 5.2 | the minimum and the next token in each sixteenth of the vocabulary, on every check |
 | 6 a sorter that swaps two neighbouring numbers only when both are present | 5.4 | runs of neighbours reach every pair of neighbours |
 
@@ -269,6 +269,46 @@ def bits_design(n, shift, vocab=1000):
 
 SHIFTED, LONG = bits_design(14, 1500), bits_design(32, 0)
 
+
+def moved_to_tokens(params, seed=5):
+    """Red team, round 5: a vector added to every token row and taken from every position
+    row (the residual stream is the same, so is the program)."""
+    v = np.random.default_rng(seed).normal(size=np.shape(params['tok_emb'])[1])
+    return dict(params, tok_emb=params['tok_emb'] + v, pos_emb=params['pos_emb'] - v)
+
+
+def _widened(norm, d, k):
+    """A layer norm's gamma and beta for k more dimensions (gamma 1, beta 0 there)."""
+    return {key: np.pad(np.broadcast_to(value, (d,)), (0, k),
+                        constant_values=1.0 if key == 'gamma' else 0.0)
+            for key, value in norm.items()}
+
+
+def with_unread_noise(params, k=8, share=0.3, seed=6):
+    """Red team, round 5: k appended dimensions of zero-mean noise per token that no weight
+    reads, rows rescaled to keep one norm, Q, K, V scaled back."""
+    rng = np.random.default_rng(seed)
+    tok = np.asarray(params['tok_emb'])
+    d = tok.shape[1]
+    noise = rng.normal(size=(len(tok), k))
+    noise -= noise.mean(1, keepdims=True)
+    noise *= np.sqrt(share * d) / np.linalg.norm(noise, axis=1, keepdims=True)
+    alpha = np.sqrt(d + k) / np.sqrt(d + share * d)
+    layers = []
+    for layer in params['layers']:
+        wide = {key: np.pad(layer[key], [(0, 0), (0, k), (0, 0)]) for key in 'QKVP'}
+        layers.append(dict(layer, Q=wide['Q'] / alpha, K=wide['K'] / alpha,
+                           V=wide['V'] / alpha, P=wide['P'] * alpha,
+                           M1=np.pad(layer['M1'], [(0, k), (0, 0)]),
+                           M2=np.pad(layer['M2'], [(0, 0), (0, k)]),
+                           b2=np.pad(layer['b2'], (0, k)),
+                           ln1=_widened(layer['ln1'], d, k), ln2=_widened(layer['ln2'], d, k)))
+    return dict(params, tok_emb=alpha * np.c_[tok, noise],
+                out_emb=np.c_[params['out_emb'], np.zeros((len(tok), k))],
+                pos_emb=np.pad(params['pos_emb'], [(0, 0), (0, k)]), layers=layers,
+                lnf=_widened(params['lnf'], d, k))
+
+
 CHEATS = [
     ('5.1', lambda: oracle_program(_sort_next, 33, 64, [taotp.base_layer(1, 1, 0, 1)]),
      'input [32, 31'),
@@ -286,6 +326,8 @@ CHEATS = [
     ('5.4', lambda: SHIFTED, 'bits Sort of Chapter 12'),
     ('5.4', lambda: disguised(SHIFTED, seed=3), 'bits Sort of Chapter 12'),
     ('5.4', lambda: disguised(LONG, seed=4, pad=0.5), 'bits Sort of Chapter 12'),
+    ('5.4', lambda: moved_to_tokens(disguised(SHIFTED, seed=5)), 'bits Sort of Chapter 12'),
+    ('5.4', lambda: with_unread_noise(BITS_1000), 'bits Sort of Chapter 12'),
     ('5.6', lambda: oracle_program(_sort_next, 16, 24), 'input [5, 2, 5, 2, 0]'),
     ('5.6', lambda: taotp.exercises.training.stored('5.8'), 'input [5, 2, 5, 2, 0]'),
     ('5.7', lambda: oracle_program(_digits_next, 12, 64), 'input "42, 7, 100 END"'),
@@ -304,7 +346,9 @@ def test_the_disguises_keep_the_program_working():
                           (disguised(BITS_1000, seed=1), 1000),
                           (disguised(BITS_1000, seed=2, pad=0.5), 1000),
                           (disguised(SHIFTED, seed=3), 1000),
-                          (disguised(LONG, seed=4, pad=0.5), 1000)):
+                          (disguised(LONG, seed=4, pad=0.5), 1000),
+                          (moved_to_tokens(disguised(SHIFTED, seed=5)), 1000),
+                          (with_unread_noise(BITS_1000), 1000)):
         rng = np.random.default_rng(0)
         x = rng.choice(np.arange(1, vocab), size=20, replace=False).tolist() + [0]
         plain = taotp.exercises.toolkit.program(params)          # what the judge runs
@@ -317,12 +361,13 @@ def test_the_fingerprints_refuse_the_package_and_accept_the_references():
     assert _is_compact_sort(build_compact_sort_transformer(33, 64, ratio=0.6, push=1.5)['tok_emb'])
     assert not _is_compact_sort(answer('5.1')['tok_emb'])
     assert not _is_compact_sort(taotp.build_sort_transformer(33, 64)['tok_emb'])
-    assert _is_bits_sort(build_bits_sort_transformer(5000, 64)['tok_emb'])
-    assert not _is_bits_sort(answer('5.4')['tok_emb'])
+    assert _is_bits_sort(build_bits_sort_transformer(5000, 64))
+    assert not _is_bits_sort(answer('5.4'))
     for other in (np.where(np.arange(1000)[:, None] > np.arange(1000), 1.0, -1.0),   # thermometer
                   2.0 * ((np.arange(1000)[:, None] >> np.arange(10)) & 1) - 1,      # binary
                   np.random.default_rng(0).normal(size=(1000, 40))):
-        assert not _is_bits_sort(other)
+        plain = dict(BITS_1000, tok_emb=other, pos_emb=np.zeros((1, other.shape[1])), layers=[])
+        assert not _is_bits_sort(plain)
 
 
 @pytest.mark.slow       # four checks in a row; fresh cases per check: test_every_check_draws_new_hidden_cases

@@ -28,6 +28,9 @@ Red team (attacks written from the checker source alone; each must fail):
 | 3 before | a copy of a package function's code | 10.6 | `copies.refused_copy` finds its bytecode |
 | 3 before | shrink the checker's case list, patch the package or the checker where the answer runs | 10.1, 10.4 | the check's cases and references live in the judge; the worker's patches stay there |
 | 3 before | patch the package in the kernel before the check | 10.1 | the judge and the worker import the package clean |
+| 3 before | the package's blocks tabulated in the kernel for every lag set and T the cases can hold, shipped as data (round 5) | 10.4, 10.6 | the last drawn case has T from 150 to 300: tables of every size would hold billions of entries; **not refused**: 10.3, whose masks for its 24 lag sets and T <= 48 fit in a table (its coverage check is cubic in T) |
+| 3 before | 10.8 through `plan_heads` and beta fitted with `construction_weights` / `prop1_weights` (round 5) | 10.8 | switched off |
+| 1 oracle | 10.5's letter by trying the four (round 5) | 10.5 | **not refused**: an enumerable answer (CONTRIBUTING); the message says the design passed, so 4 tries find the letter |
 | 6 probes | right only on the visible size or lag set (masks for {1,2,3,4}, a band for {1,2,3}, the paper's rule where kmin = 1 mod D) | 10.2, 10.3, 10.6 | fresh lag sets and sizes every check; 10.6 always draws a pair where the paper's rule fails |
 | 6 probes | a count right at one residue of T modulo K | 10.8 | 4 consecutive T for one lag set |
 
@@ -100,8 +103,10 @@ def test_drawn_cases_cover_what_the_docstrings_promise():
         assert kinds[4][2] == max(kinds[4][1]) + 1 and len(kinds[6][3][0]) == 1000
         assert all(lags == tuple(range(lags[0], lags[-1] + 1)) and T >= 2 * lags[-1] + 2
                    for _, lags, T, _ in ch10.mask_cases(seed))
-        Ds = sorted(lags[1] - lags[0] for _, lags, _, _ in ch10.pair_cases(seed))
+        Ds = sorted(lags[1] - lags[0] for _, lags, _, _ in ch10.pair_cases(seed)[:5])
         assert Ds == [1, 2, 3, 4, 5]
+        for cases in (ch10.pair_cases(seed), ch10.selection_cases(seed)):   # one untabulable T
+            assert 150 <= cases[-1][2] <= 300 and all(T <= 44 for _, _, T, _ in cases[:-1])
         assert any((lags[0] - 1) % (lags[1] - lags[0]) for _, lags, _, _ in ch10.pair_cases(seed))
         budget = ch10.budget_cases(seed)
         assert len(budget) == 8 and len({T % len(budget[0][1]) for T, _, _ in budget[:4]}) \
@@ -380,7 +385,23 @@ PACKAGE_ANSWERS = {
     '10.7': (lambda P, T: next(lam for lam in range(100)
                                if sel.safety_margins(P, T, lam, 0.0, 1)['layer1'] >
                                np.log(1e6)), 'switched off'),
+    '10.8': (lambda T, lags, beta_c: (len(sel.plan_heads(lags, heads=1).classes[0]),
+                                      beta_c), 'switched off'),    # red team, round 5
 }
+
+
+def test_a_table_of_the_packages_blocks_for_small_t_does_not_pass():
+    """Red team, round 5 (class 3): the package's blocks tabulated in the kernel for every
+    contiguous lag set and T <= 44, shipped as data; the last drawn case has T >= 150."""
+    table = {}
+    for kmin in range(1, 5):
+        for K in range(1, 7):
+            lags = tuple(range(kmin, kmin + K))
+            for T in range(2 * lags[-1] + K + 2, 45):
+                table[lags, T] = REF['10.4'](lags, T, ch10.LAM, ch10.BETA_4)
+    table[tuple(sel.example.LAGS), 10] = REF['10.4'](sel.example.LAGS, 10, ch10.LAM, ch10.BETA_4)
+    fails('10.4', lambda lags, T, lam, beta: table[tuple(int(k) for k in lags), int(T)],
+          'case 4 of ch10.selection_cases(')
 
 
 @pytest.mark.parametrize('puzzle', sorted(PACKAGE_ANSWERS))

@@ -231,7 +231,7 @@ def check_1_4(transformer_at):
 
 # ----------------------------------------------------------------------------- 1.6
 
-GREEDY_GAP = 0.05   # logit gap along the greedy checks: P(a non-argmax draw) < 4 exp(-500)
+GREEDY_GAP = 0.05   # logit gaps along greedy paths: at T <= 1e-3 a non-argmax draw < 4 e^-50
 
 
 def _greedy_cases(seed):
@@ -285,30 +285,49 @@ def _law_margin(n, tests):
     return float(np.sqrt(np.log(2 * tests / ALPHA) / (2 * n)))
 
 
-def _logit_range(params):
-    """A bound on max - min of the logits of any input.  The final norm's output is
-    beta + gamma * u with u centred and |u| <= sqrt(d), so logit v minus logit u is at most
-    |w . beta| + sqrt(d) |centred(w * gamma)| for w = e_v - e_u (rows of out_emb)."""
-    emb, lnf = params['out_emb'], params['lnf']
-    d = emb.shape[1]
-    w = (emb[:, None] - emb[None]).reshape(-1, d)
-    wg = w * np.broadcast_to(lnf['gamma'], (d,))
-    return float(np.max(np.abs(w @ np.broadcast_to(lnf['beta'], (d,)))
-                        + np.sqrt(d) * np.linalg.norm(wg - wg.mean(1, keepdims=True), axis=1)))
-
-
 GRID = 2 ** 0.125     # Freedman's bound is taken on a grid of variances, this far apart
+BINS = 10             # the calibration test groups (step, token) by the law's p, in tenths
 
 
-def _score_margin(variance, c, n, tests):
-    """Freedman: a right sampler's score sum (n draws, each within c of its mean) strays
-    further with probability <= ALPHA / tests, for any summed conditional variance (a union
-    over the grid of variances from c^2 2^-40 to n c^2 that the realised one is rounded up to)."""
-    levels = int(np.ceil((np.log2(n) + 40) / np.log2(GRID))) + 1
-    s2 = c * c * GRID ** max(np.ceil(np.log(max(variance, 1e-300) / (c * c)) / np.log(GRID)),
-                             -40 / np.log2(GRID))
+def _freedman_margin(variance, n, tests):
+    """Freedman: a sum of n martingale steps within 1 of their means, with summed conditional
+    variance ``variance``, strays further with probability <= ALPHA / tests (a union over
+    the grid of variances from 2^-40 to n that the realised one is rounded up to)."""
+    levels = int(np.ceil((np.log2(max(n, 2)) + 40) / np.log2(GRID))) + 1
+    s2 = GRID ** max(np.ceil(np.log(max(variance, 1e-300)) / np.log(GRID)), -40 / np.log2(GRID))
     L = np.log(2 * levels * tests / ALPHA)
-    return float(c * L / 3 + np.sqrt((c * L / 3) ** 2 + 2 * L * s2))
+    return float(L / 3 + np.sqrt((L / 3) ** 2 + 2 * L * s2))
+
+
+def _martingales(logits, probs, drawn):
+    """Sums that stay near 0 for a right sampler, with their conditional variances, for
+    (n runs, steps) of draws; every step moves a sum by at most 1 from its mean.  With
+    y = logits / (their range at that step) minus its mean under the law, at the drawn token:
+
+    * per tenth of p (``BINS``): how often tokens with such a p were drawn, minus their p;
+    * the score of T, y (below 0: draws too flat for T, above 0: too sharp);
+    * y^2 minus its mean (draws that mix sharp and flat laws land on the extremes);
+    * the spread between runs: (2 R + y) y minus its mean, for R the run's y so far, which
+      sums to R^2 minus its variance (a temperature that changes from run to run).
+
+    Returns ``(sums, variances, chances, masses)``; the last two per bin, for messages."""
+    steps = drawn.shape[1]
+    z = logits / np.maximum(np.ptp(logits, axis=-1, keepdims=True), 1e-12)
+    y = z - (probs * z).sum(-1, keepdims=True)                     # every token's y
+    pick = lambda a: np.take_along_axis(a, drawn[..., None], -1)[..., 0]  # noqa: E731
+    before = np.cumsum(pick(y), axis=1) - pick(y)                  # R: the run's y so far
+    spread = (2 * before[..., None] + y) * y / (2 * steps - 1)     # within 1 of its mean
+    hit = np.eye(probs.shape[-1])[drawn]
+    in_bin = np.minimum((probs * BINS).astype(int), BINS - 1)[..., None] == np.arange(BINS)
+    q = (probs[..., None] * in_bin).sum(-2)                        # (..., BINS): the law's mass
+    sums, variances = [((hit[..., None] * in_bin).sum(-2) - q).sum((0, 1))], [
+        (q * (1 - q)).sum((0, 1))]
+    for values in (y, y * y, spread):
+        mean = (probs * values).sum(-1)
+        sums.append([(pick(values) - mean).sum()])
+        variances.append([((probs * values ** 2).sum(-1) - mean ** 2).sum()])
+    return (np.concatenate(sums), np.concatenate(variances),
+            np.append(in_bin.sum((0, 1, 2)), [drawn.size] * 3), np.append(q.sum((0, 1)), [0] * 3))
 
 
 def _sampled(sample_decode, prompt, params, steps, temperature, seed, on=None):
@@ -326,14 +345,16 @@ def _sampled(sample_decode, prompt, params, steps, temperature, seed, on=None):
 @checker('1.6')
 def check_1_6(sample_decode):
     """``sample_decode(tokens, params, max_steps, temperature, rng)``: the law at every step."""
-    seed = tk.fresh_seed()
+    seed, rng = tk.fresh_seed(), tk.fresh_rng()
+    # temperatures drawn afresh: near 0 (greedy), and for the fresh program one from 2 to 3
+    cold, warm = float(f'{10 ** rng.uniform(-5, -3):.2g}'), round(float(rng.uniform(2, 3)), 2)
     for i, p, prompt in _greedy_cases(seed):                   # 1) T -> 0 is greedy
-        on = f'{_describe(i, p, seed)}, prompt {prompt.tolist()} at temperature 1e-4'
-        got = _sampled(sample_decode, prompt.tolist(), p, 6, 1e-4, 0, on)
+        on = f'{_describe(i, p, seed)}, prompt {prompt.tolist()} at temperature {cold:g}'
+        got = _sampled(sample_decode, prompt.tolist(), p, 6, cold, 0, on)
         want = decode(prompt, p, max_steps=6, cache=False).tolist()
         if got != want:
-            raise tk.wrong(on, got, 'at temperature 1e-4 sampling is greedy (the logit gaps '
-                                    f'along this path exceed {GREEDY_GAP})')
+            raise tk.wrong(on, got, f'at temperature {cold:g} sampling is greedy (the logit '
+                                    f'gaps along this path exceed {GREEDY_GAP})')
     params, prompt, steps = sampling_program(), list(SAMPLING['prompt']), SAMPLING['steps']
     runs = [_sampled(sample_decode, prompt, params, steps, 1.0, 42) for _ in range(2)]
     if runs[0] != runs[1]:                                      # 2) no hidden random state
@@ -341,17 +362,17 @@ def check_1_6(sample_decode):
                       f'{runs[1]}; draw from the rng you are given, not from np.random')
     _sampled(sample_decode, prompt, params, 0, 1.0, 0)
     n, vocab, temps = SAMPLING['runs'], len(params['tok_emb']), SAMPLING['temperatures']
-    # 3) the law of every step, and 4) the score in the direction of the temperature
-    tests = (len(temps) + 1) * ((steps + 1) * vocab + 1) + 1
+    # 3) the law of every step; 4) calibration and the score of T (``_martingales``)
+    tests = (len(temps) + 2) * (BINS + 3) + (len(temps) + 1) * (steps + 1) * vocab
     per_step, pooled = _law_margin(n, tests), _law_margin(n * steps, tests)
-    scores = []
-    # the notebook's program at each temperature, then one drawn afresh at T = 2 (a
-    # sampler that is right only on the program it was shown is wrong there)
+    sums = []
+    # the notebook's program at each temperature, then one drawn afresh at T = warm (a
+    # sampler right only on the program or temperatures it was shown is wrong there)
     program_seed = tk.fresh_seed()
     shown = ('taotp.exercises.ch01.sampling_program()', params)
     fresh = (f'taotp.exercises.ch01.fresh_sampling_program({program_seed})',
              fresh_sampling_program(program_seed))
-    cases = [(shown, t) for t in temps] + [(fresh, 2.0)]
+    cases = [(shown, t) for t in temps] + [(fresh, warm)]
     for (name, params), temperature in cases:
         runs = np.array(tk.tokens_many(tk.call_many(
             sample_decode, [(np.array(prompt), params, steps, temperature,
@@ -376,34 +397,42 @@ def check_1_6(sample_decode):
                               f'from what softmax(logits / T) of the sampled prefixes gives it '
                               f'on average; a right sampler stays within {margin:.3f} (this '
                               f'test fails one with probability below {ALPHA:g})')
-        # the score of T: d/d(log 1/T) of log softmax(logits / T) at the drawn token, i.e.
-        # z = logits / T there minus its mean under the law; mean 0 for a right sampler,
-        # below 0 if it samples too flat (T too high), above 0 if too sharp
-        z = logits / temperature
-        expected = (probs * z).sum(-1)
-        drawn = np.take_along_axis(z, runs[:, len(prompt):, None], -1)[..., 0]
-        scores.append((f'at temperature {temperature} ({name})', (drawn - expected).sum(),
-                       ((probs * z ** 2).sum(-1) - expected ** 2).sum(),
-                       _logit_range(params) / temperature, n * steps))
-    totals = np.sum([row[1:] for row in scores], axis=0)
-    scores.append(('over all four', totals[0], totals[1], max(row[3] for row in scores),
-                   n * steps * len(cases)))
-    for where, score, variance, c, draws in scores:
-        margin = _score_margin(variance, c, draws, tests)
-        if abs(score) > margin:
-            raise Finding(f'{where}, {n} runs of {steps} steps from {prompt}: logits / T of '
-                          f'the tokens you drew exceed what softmax(logits / T) predicts for '
-                          f'them by {score:+.1f} in all, beyond the {margin:.1f} a right sampler '
-                          f'reaches (this test fails one with probability below {ALPHA:g}): '
-                          f'your draws are too {"flat" if score < 0 else "sharp"} for T; divide '
-                          f'the logits by T once')
-    return Passed(f'greedy at T = 1e-4 on 4 fresh programs, reproducible with a seeded rng, and '
-                  f'at T = 0.5, 1, 2 on the notebook\'s program and at 2 on one drawn '
-                  f'afresh, every one of {steps} steps of {n} runs follows '
-                  f'softmax(logits / T) of its own prefix (token frequencies per step within '
-                  f'{per_step:.3f}, over all steps within {pooled:.3f}), and logits / T of the '
-                  f'drawn tokens sum to what that law predicts, per temperature and over all '
-                  f'(a right sampler fails with probability < {ALPHA:g})')
+        sums.append((f'{where} ({name})',
+                     *_martingales(logits, probs, runs[:, len(prompt):])))
+    sums.append((f'over all four temperatures and programs, {n} runs each',
+                 *np.sum([row[1:] for row in sums], axis=0)))
+    for where, total, variance, count, mass in sums:
+        margin = np.array([_freedman_margin(v, c, tests) for v, c in zip(variance, count)])
+        b = int(np.argmax(np.abs(total) - margin))
+        if abs(total[b]) <= margin[b]:
+            continue
+        if b == BINS:
+            raise Finding(f'{where}: your draws are too {"flat" if total[b] < 0 else "sharp"} '
+                          f'for T (the score of T, logits / T at the drawn tokens minus their '
+                          f'mean under softmax(logits / T), summed over its range per step: '
+                          f'{total[b]:+.1f}, where a right sampler stays within {margin[b]:.1f}); '
+                          f'divide the logits by T once, and sample every step')
+        if b > BINS:
+            what = ('step by step, your draws land on the likeliest and the unlikeliest tokens '
+                    f'{"more" if total[b] > 0 else "less"} often than the law says (as when '
+                    f'sharper and flatter draws are mixed)' if b == BINS + 1 else
+                    f'your runs differ from each other {"more" if total[b] > 0 else "less"} '
+                    f'than runs of one law do (as when T changes from run to run)')
+            raise Finding(f'{where}: {what}: {total[b]:+.1f} where a right sampler stays within '
+                          f'{margin[b]:.1f}; draw every step from softmax(logits / T) itself')
+        raise Finding(f'{where}: tokens to which softmax(logits / T) gives {b / BINS:.1f} to '
+                      f'{(b + 1) / BINS:.1f} were drawn {(mass[b] + total[b]) / count[b]:.3f} of '
+                      f'the time, where the law gives them {mass[b] / count[b]:.3f} on average '
+                      f'({int(count[b]):,} chances; a right sampler stays within '
+                      f'{margin[b] / count[b]:.3f}): draw every step from the whole law')
+    return Passed(f'greedy at a fresh T from 1e-5 to 1e-3 on 4 fresh programs, reproducible '
+                  f'with a seeded rng, and at T = 0.5, 1, 2 on the notebook\'s program and at a '
+                  f'fresh T from 2 to 3 on one drawn afresh, every one of {steps} steps of {n} '
+                  f'runs follows softmax(logits / T) of its own prefix (token frequencies per '
+                  f'step within {per_step:.3f}, over all steps within {pooled:.3f}), tokens are '
+                  f'drawn as often as the law says in each tenth of p, and the score of T, its '
+                  f'square and its spread between runs stay near 0, per temperature and over '
+                  f'all (a right sampler fails with probability < {ALPHA:g})')
 
 
 # ----------------------------------------------------------------------------- 1.7

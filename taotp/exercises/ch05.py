@@ -73,14 +73,24 @@ def _program(params, vocab, vocab_why, block, block_why, **limits):
     return params, toolkit.room(params, block=block, block_why=f'({block_why})')
 
 
-def _is_bits_sort(tok_emb, rows=200):
-    """Whether the numbers' rows, as layer norm sees them, are distinct words of one length
+def _is_bits_sort(params, rows=200):
+    """Whether the numbers' rows, as the layers read them, are distinct words of one length
     and one weight: the balanced codes of ``taotp.sort``'s bits design, of any code length,
-    with any ranks, rotated, rescaled or cast.  Then 1 - cosine of two rows is proportional
-    to their Hamming distance, so it falls on 3 to 64 equally spaced levels."""
-    if len(tok_emb) <= rows:
+    with any ranks, rotated, rescaled or cast.  Rows are taken as layer norm sees them at
+    position 0 (token plus position row, centred), on the dimensions some layer reads; then
+    1 - cosine of two rows is proportional to their Hamming distance, so it falls on 3 to 64
+    equally spaced levels."""
+    tok = np.asarray(params['tok_emb'], dtype=float)
+    if len(tok) <= rows:
         return False
-    x = tok_emb[1:rows + 1] - tok_emb[1:rows + 1].mean(axis=1, keepdims=True)
+    x = tok[1:rows + 1] + np.asarray(params['pos_emb'], dtype=float)[0]
+    x = x - x.mean(axis=1, keepdims=True)
+    read = np.zeros(tok.shape[1], dtype=bool)
+    for layer in params['layers']:
+        for key in ('Q', 'K', 'V', 'M1'):
+            w = np.abs(np.asarray(layer[key], dtype=float))
+            read |= (w.sum(axis=(0, 2)) if w.ndim == 3 else w.sum(axis=1)) > 0
+    x = x[:, read] if read.any() else x
     x = x / np.maximum(np.linalg.norm(x, axis=1, keepdims=True), 1e-300)
     gaps = (1 - x @ x.T)[np.triu_indices(rows, 1)]
     if gaps.min() < 1e-3:                       # rows that repeat: not codes of numbers
@@ -277,7 +287,7 @@ def check_5_4(params):
     """Sort distinct numbers from 1..999 with a vocabulary of at least 1,000 (block_size >= 64)."""
     params, cfg = _program(params, 1000, 'numbers 1..999 and the terminator 0', 64,
                            'inputs of up to 30 numbers', d_model=2048)
-    if _is_bits_sort(params['tok_emb']):
+    if _is_bits_sort(params):
         raise Finding('your numbers\' rows are codes of one length and weight, as layer norm '
                       'sees them: the bits Sort of Chapter 12 (taotp.build_large_vocab_sort_'
                       'transformer, any code length or ranks); 5.4 asks for a construction of '

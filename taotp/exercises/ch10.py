@@ -253,9 +253,11 @@ def _blocks_judged(case, on, beta, B, band=None, mask2=None, heads=None, hint=''
 
 
 def selection_cases(seed):
-    """The drawn cases of one 10.4 check: 4 tuples ``(P, lags, T, xs)``: contiguous lags (1 to
-    6 from kmin <= 4), T up to 40, S from 2 to 5, 2 sequences each."""
-    return _draw(seed, ['contiguous'] * 4, 40, T_low=lambda lags: 2 * lags[-1] + len(lags) + 2)
+    """The drawn cases of one 10.4 check: 5 tuples ``(P, lags, T, xs)``: contiguous lags (1 to
+    6 from kmin <= 4), T up to 40, then one with T from 150 to 300 (too many blocks to
+    tabulate), S from 2 to 5, 2 sequences each."""
+    return _draw(seed, ['contiguous'] * 4, 40, T_low=lambda lags: 2 * lags[-1] + len(lags) + 2) \
+        + _draw([seed, 1], ['contiguous'], 300, T_low=lambda lags: 150)
 
 
 @checker('10.4')
@@ -271,15 +273,17 @@ def check_10_4(layer3_blocks):
     return Passed(f'layer-3 scores equal lam + beta * sum_h mean ptil at the candidate keys from '
                   f'query 2 kmax + K - 1 on, and the outputs equal the reference, on '
                   f'{sum(len(c[3]) for c in cases)} sequences: the chapter\'s example and '
-                  f'{len(cases) - 1} contiguous lag sets drawn afresh (lam = {LAM:g}, beta = '
-                  f'{BETA_4:g})')
+                  f'{len(cases) - 1} contiguous lag sets drawn afresh, the last at T from 150 '
+                  f'to 300 (lam = {LAM:g}, beta = {BETA_4:g})')
 
 
 def pair_cases(seed):
-    """The drawn cases of one 10.6 check: 5 tuples ``(P, lags, T, xs)``: two lags D apart, one
-    for each D from 1 to 5 in a random order, kmin up to 4 (even for D = 2), T up to 44."""
+    """The drawn cases of one 10.6 check: 6 tuples ``(P, lags, T, xs)``: two lags D apart, one
+    for each D from 1 to 5 in a random order, kmin up to 4 (even for D = 2), T up to 44, then
+    one more with T from 150 to 300 (too many blocks to tabulate)."""
     Ds = [int(D) for D in np.random.default_rng([seed, 6]).permutation(np.arange(1, 6))]
-    return _draw(seed, Ds, 44, T_low=lambda lags: 2 * lags[-1] + 4)
+    return _draw(seed, Ds, 44, T_low=lambda lags: 2 * lags[-1] + 4) \
+        + _draw([seed, 1], Ds[:1], 300, T_low=lambda lags: 150)
 
 
 @checker('10.6')
@@ -298,7 +302,8 @@ def check_10_6(single_head_blocks):
     return Passed(f'one head: candidate scores equal +-beta * mean(ptil_kmin - ptil_kmax) over '
                   f'the key\'s set to 1e-9 from query 2 kmax on, and the outputs equal the '
                   f'reference, on {sum(len(c[3]) for c in cases)} sequences: lags {{2,5}} and '
-                  f'{len(cases) - 1} pairs drawn afresh, one for each D from 1 to 5')
+                  f'{len(cases) - 1} pairs drawn afresh, one for each D from 1 to 5 and one '
+                  f'more at T from 150 to 300')
 
 
 # ----------------------------------------------------------------------------- 10.5
@@ -461,5 +466,8 @@ PUZZLES = [
     Puzzle('10.7', 'How large must lambda be?', 'checked', check_10_7,
            refuse={SEL + name: 'solve the inequality yourself'
                    for name in ('safety_margins', 'check_constants')}),
-    Puzzle('10.8', 'Counting the transitions one head uses', 'checked', check_10_8),
+    Puzzle('10.8', 'Counting the transitions one head uses', 'checked', check_10_8,
+           refuse={SEL + 'plan_heads': 'count the distances T - j yourself',
+                   SEL + 'construction_weights': 'derive beta from the heads\' averages',
+                   SEL + 'prop1_weights': 'derive beta from the heads\' averages'}),
 ]
