@@ -346,8 +346,10 @@ def _sampled(sample_decode, prompt, params, steps, temperature, seed, on=None):
 def check_1_6(sample_decode):
     """``sample_decode(tokens, params, max_steps, temperature, rng)``: the law at every step."""
     seed, rng = tk.fresh_seed(), tk.fresh_rng()
-    # temperatures drawn afresh: near 0 (greedy), and for the fresh program one from 2 to 3
-    cold, warm = float(f'{10 ** rng.uniform(-5, -3):.2g}'), round(float(rng.uniform(2, 3)), 2)
+    # temperatures drawn afresh: near 0 (greedy), one from 0.7 to 1.4 in place of the named
+    # T = 1, and one from 2 to 3 for the fresh program
+    cold = float(f'{10 ** rng.uniform(-5, -3):.2g}')
+    mid, warm = (round(float(rng.uniform(*span)), 2) for span in ((0.7, 1.4), (2, 3)))
     for i, p, prompt in _greedy_cases(seed):                   # 1) T -> 0 is greedy
         on = f'{_describe(i, p, seed)}, prompt {prompt.tolist()} at temperature {cold:g}'
         got = _sampled(sample_decode, prompt.tolist(), p, 6, cold, 0, on)
@@ -361,7 +363,8 @@ def check_1_6(sample_decode):
         raise Finding(f'two runs with rng=np.random.default_rng(42) gave {runs[0]} and '
                       f'{runs[1]}; draw from the rng you are given, not from np.random')
     _sampled(sample_decode, prompt, params, 0, 1.0, 0)
-    n, vocab, temps = SAMPLING['runs'], len(params['tok_emb']), SAMPLING['temperatures']
+    n, vocab = SAMPLING['runs'], len(params['tok_emb'])
+    temps = [mid if t == 1.0 else t for t in SAMPLING['temperatures']]
     # 3) the law of every step; 4) calibration and the score of T (``_martingales``)
     tests = (len(temps) + 2) * (BINS + 3) + (len(temps) + 1) * (steps + 1) * vocab
     per_step, pooled = _law_margin(n, tests), _law_margin(n * steps, tests)
@@ -426,8 +429,8 @@ def check_1_6(sample_decode):
                       f'({int(count[b]):,} chances; a right sampler stays within '
                       f'{margin[b] / count[b]:.3f}): draw every step from the whole law')
     return Passed(f'greedy at a fresh T from 1e-5 to 1e-3 on 4 fresh programs, reproducible '
-                  f'with a seeded rng, and at T = 0.5, 1, 2 on the notebook\'s program and at a '
-                  f'fresh T from 2 to 3 on one drawn afresh, every one of {steps} steps of {n} '
+                  f'with a seeded rng, and at T = 0.5, 2 and a fresh T from 0.7 to 1.4 on the '
+                  f'notebook\'s program and at a fresh T from 2 to 3 on one drawn afresh, every one of {steps} steps of {n} '
                   f'runs follows softmax(logits / T) of its own prefix (token frequencies per '
                   f'step within {per_step:.3f}, over all steps within {pooled:.3f}), tokens are '
                   f'drawn as often as the law says in each tenth of p, and the score of T, its '
