@@ -13,11 +13,9 @@ from ..decoding import decode, transformer, transformer_batch
 from ..model import causal_mask, layer_norm, mlp, self_attn, softmax
 from ..params import base_layer, base_params, params_difference
 from . import toolkit as tk
+from .draws import ALPHA, BINS, freedman_margin, hoeffding_margin, martingales, tests_for
 from .registry import Puzzle, checker
 from .result import Finding, Passed
-
-ALPHA = 1e-6   # the chance that the sampling test of 1.6 fails a right answer, at most
-
 
 # ----------------------------------------------------------------------------- programs
 
@@ -280,56 +278,6 @@ REFUSE_1_6 = {**EXTRAS_OFF,
               'taotp.decoding._next_token': 'the package\'s sampler is switched off here'}
 
 
-def _law_margin(n, tests):
-    """Hoeffding-Azuma: a right sampler strays further with probability <= ALPHA / tests."""
-    return float(np.sqrt(np.log(2 * tests / ALPHA) / (2 * n)))
-
-
-GRID = 2 ** 0.125     # Freedman's bound is taken on a grid of variances, this far apart
-BINS = 10             # the calibration test groups (step, token) by the law's p, in tenths
-
-
-def _freedman_margin(variance, n, tests):
-    """Freedman: a sum of n martingale steps within 1 of their means, with summed conditional
-    variance ``variance``, strays further with probability <= ALPHA / tests (a union over
-    the grid of variances from 2^-40 to n that the realised one is rounded up to)."""
-    levels = int(np.ceil((np.log2(max(n, 2)) + 40) / np.log2(GRID))) + 1
-    s2 = GRID ** max(np.ceil(np.log(max(variance, 1e-300)) / np.log(GRID)), -40 / np.log2(GRID))
-    L = np.log(2 * levels * tests / ALPHA)
-    return float(L / 3 + np.sqrt((L / 3) ** 2 + 2 * L * s2))
-
-
-def _martingales(logits, probs, drawn):
-    """Sums that stay near 0 for a right sampler, with their conditional variances, for
-    (n runs, steps) of draws; every step moves a sum by at most 1 from its mean.  With
-    y = logits / (their range at that step) minus its mean under the law, at the drawn token:
-
-    * per tenth of p (``BINS``): how often tokens with such a p were drawn, minus their p;
-    * the score of T, y (below 0: draws too flat for T, above 0: too sharp);
-    * y^2 minus its mean (draws that mix sharp and flat laws land on the extremes);
-    * the spread between runs: (2 R + y) y minus its mean, for R the run's y so far, which
-      sums to R^2 minus its variance (a temperature that changes from run to run).
-
-    Returns ``(sums, variances, chances, masses)``; the last two per bin, for messages."""
-    steps = drawn.shape[1]
-    z = logits / np.maximum(np.ptp(logits, axis=-1, keepdims=True), 1e-12)
-    y = z - (probs * z).sum(-1, keepdims=True)                     # every token's y
-    pick = lambda a: np.take_along_axis(a, drawn[..., None], -1)[..., 0]  # noqa: E731
-    before = np.cumsum(pick(y), axis=1) - pick(y)                  # R: the run's y so far
-    spread = (2 * before[..., None] + y) * y / (2 * steps - 1)     # within 1 of its mean
-    hit = np.eye(probs.shape[-1])[drawn]
-    in_bin = np.minimum((probs * BINS).astype(int), BINS - 1)[..., None] == np.arange(BINS)
-    q = (probs[..., None] * in_bin).sum(-2)                        # (..., BINS): the law's mass
-    sums, variances = [((hit[..., None] * in_bin).sum(-2) - q).sum((0, 1))], [
-        (q * (1 - q)).sum((0, 1))]
-    for values in (y, y * y, spread):
-        mean = (probs * values).sum(-1)
-        sums.append([(pick(values) - mean).sum()])
-        variances.append([((probs * values ** 2).sum(-1) - mean ** 2).sum()])
-    return (np.concatenate(sums), np.concatenate(variances),
-            np.append(in_bin.sum((0, 1, 2)), [drawn.size] * 3), np.append(q.sum((0, 1)), [0] * 3))
-
-
 def _sampled(sample_decode, prompt, params, steps, temperature, seed, on=None):
     out = tk.tokens(tk.call(sample_decode, np.array(prompt), params, steps, temperature,
                             np.random.default_rng(seed), what='your sampler', on=on),
@@ -365,9 +313,9 @@ def check_1_6(sample_decode):
     _sampled(sample_decode, prompt, params, 0, 1.0, 0)
     n, vocab = SAMPLING['runs'], len(params['tok_emb'])
     temps = [mid if t == 1.0 else t for t in SAMPLING['temperatures']]
-    # 3) the law of every step; 4) calibration and the score of T (``_martingales``)
-    tests = (len(temps) + 2) * (BINS + 3) + (len(temps) + 1) * (steps + 1) * vocab
-    per_step, pooled = _law_margin(n, tests), _law_margin(n * steps, tests)
+    # 3) the law of every step; 4) calibration and the score of T (``draws.martingales``)
+    tests = tests_for(len(temps) + 1, steps, vocab)
+    per_step, pooled = hoeffding_margin(n, tests), hoeffding_margin(n * steps, tests)
     sums = []
     # the notebook's program at each temperature, then one drawn afresh at T = warm (a
     # sampler right only on the program or temperatures it was shown is wrong there)
@@ -401,11 +349,11 @@ def check_1_6(sample_decode):
                               f'on average; a right sampler stays within {margin:.3f} (this '
                               f'test fails one with probability below {ALPHA:g})')
         sums.append((f'{where} ({name})',
-                     *_martingales(logits, probs, runs[:, len(prompt):])))
+                     *martingales(logits, probs, runs[:, len(prompt):])))
     sums.append((f'over all four temperatures and programs, {n} runs each',
                  *np.sum([row[1:] for row in sums], axis=0)))
     for where, total, variance, count, mass in sums:
-        margin = np.array([_freedman_margin(v, c, tests) for v, c in zip(variance, count)])
+        margin = np.array([freedman_margin(v, c, tests) for v, c in zip(variance, count)])
         b = int(np.argmax(np.abs(total) - margin))
         if abs(total[b]) <= margin[b]:
             continue
