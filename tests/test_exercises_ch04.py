@@ -21,7 +21,7 @@ Red team (the issue's classes of attack; each row is a test below):
 | 3 work before `check()`: a thread started in the kernel that keeps patching the package | 4.4 | the answer runs in a fresh worker forked from a clean zygote: no thread of the kernel exists there |
 | 3 a Python oracle in ndarray subclasses (reads the tokens, writes the logits) | 4.2, 4.4, 4.5 | the worker sends back plain arrays only (``wire``): the oracle is gone before anything runs |
 | 3 a dict subclass that shows the budget check a small fake; list-valued weights; a weight whose ufuncs never return | 4.4, 4.5 | the same: one plain copy is measured and run |
-| 6 a program that ignores one place of the key (right wherever the near misses happen not to differ there) | 4.4 | a near miss in each place of the query on every check |
+| 6 a program that ignores one place of the key (right wherever the near misses happen not to differ there) | 4.4 | a near miss in each place of the query on every check, once after the match and once before it: a near miss after the match lost the tie to it, so the cheat passed once in a full run (found this session) |
 | 6 a per-key part that leaks value - values[0] (invariant under a shift), or a prefix_len capped at 4 | 4.3 | values also redrawn afresh and all equal; 16 binary keys of length 4 |
 | 6 a hash of 10 dims: about 90 % right at prefix 10 (14 dims reach about 99 %, the threshold itself, so the verdict on them is a coin toss) | 4.5 | 300 fresh random inputs at that size |
 

@@ -81,8 +81,11 @@ def boundary_cases(rng, vocab, length, L, adversarial=True):
                    max(2, length // (3 * L))),
                   ('a query alternating the first and last tokens of the vocabulary',
                    np.resize([0, top], L), anywhere(), 0, 0)]
-        specs += [(f'a near miss that differs from the query in place {j} only', q, L, None, 1,
-                   j) for j in range(L)]
+        # one near miss per place, after the match and before it (whichever way a program
+        # breaks a tie, a place it ignores makes the near miss win once)
+        specs += [(f'a near miss that differs from the query in place {j} only, {where} the '
+                   f'match', q, start, None, 1, j) for j in range(L)
+                  for where, start in (('after', L), ('before', length - 2 * L - 1))]
     planted = [(label, _planted(rng, vocab, length, L, np.asarray(query), *rest))
                for label, query, *rest in specs]
     return [(label, x) for label, x in planted if x is not None]
