@@ -92,8 +92,9 @@ check('10.2', layer1_matrix)
 # multiplies them by `lam = 500` and puts them on the position block of layer 2. At every query
 # from `2 kmax` to `T`, every token `kmax < j <= i` must be averaged uniformly by exactly one
 # head, no head may attend to the warm-up, and no head may average two tokens whose stored
-# transitions (slots `j - k`) overlap. The first case is lags {1, 2, 3, 4} at `T = 40`; four
-# more contiguous sets are drawn afresh on every check.
+# transitions (slots `j - k`) overlap. The first case is lags {1, 2, 3, 4} at `T = 40`; five
+# more contiguous sets are drawn afresh on every check, the last with `T` from 150 to 300.
+# The package's construction is switched off while this puzzle is checked.
 
 # %%
 def layer2_masks(lags, T):

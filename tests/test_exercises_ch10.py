@@ -28,7 +28,7 @@ Red team (attacks written from the checker source alone; each must fail):
 | 3 before | a copy of a package function's code | 10.6 | `copies.refused_copy` finds its bytecode |
 | 3 before | shrink the checker's case list, patch the package or the checker where the answer runs | 10.1, 10.4 | the check's cases and references live in the judge; the worker's patches stay there |
 | 3 before | patch the package in the kernel before the check | 10.1 | the judge and the worker import the package clean |
-| 3 before | the package's blocks tabulated in the kernel for every lag set and T the cases can hold, shipped as data (round 5) | 10.4, 10.6 | the last drawn case has T from 150 to 300: tables of every size would hold billions of entries; **not refused**: 10.3, whose masks for its 24 lag sets and T <= 48 fit in a table (its coverage check is cubic in T) |
+| 3 before | the package's blocks tabulated in the kernel for every lag set and T the cases can hold, shipped as data (round 5) | 10.3, 10.4, 10.6 | the last drawn case has T from 150 to 300: tables of every size would hold billions of entries (10.3's coverage rules are screened on all queries at once, `ch10._suspect_queries`, so a large T costs little) |
 | 3 before | 10.8 through `plan_heads` and beta fitted with `construction_weights` / `prop1_weights` (round 5) | 10.8 | switched off |
 | 1 oracle | 10.5's letter by trying the four (round 5) | 10.5 | **not refused**: an enumerable answer (CONTRIBUTING); the message says the design passed, so 4 tries find the letter |
 | 6 probes | right only on the visible size or lag set (masks for {1,2,3,4}, a band for {1,2,3}, the paper's rule where kmin = 1 mod D) | 10.2, 10.3, 10.6 | fresh lag sets and sizes every check; 10.6 always draws a pair where the paper's rule fails |
@@ -388,6 +388,52 @@ PACKAGE_ANSWERS = {
     '10.8': (lambda T, lags, beta_c: (len(sel.plan_heads(lags, heads=1).classes[0]),
                                       beta_c), 'switched off'),    # red team, round 5
 }
+
+
+def _layer2_weights(masks, T):
+    """Layer 2's attention weights for sign masks, as check_10_3 computes them."""
+    pos = np.arange(3, 3 + T)
+    model = sel.DisentangledTransformer(3, T, [[[(pos, pos, ch10.LAM * a)] for a in masks]],
+                                        (np.arange(3), np.eye(3)))
+    return np.asarray(model.run(np.zeros(T, dtype=np.int64))['attn'][0])
+
+
+def test_10_3_the_fast_screen_flags_every_query_the_rules_reject():
+    """check_10_3 runs ``_coverage_problem`` only where ``_suspect_queries`` looks: on the
+    reference, its rows flipped, and random masks, every rejected query is a suspect."""
+    rng = np.random.default_rng(0)
+    rejected = 0
+    for trial in range(40):
+        kmin = int(rng.integers(1, 5))
+        lags = tuple(range(kmin, kmin + int(rng.integers(1, 7))))
+        T = int(rng.integers(2 * lags[-1] + 2, 40))
+        masks = [np.asarray(m) for m in REF['10.3'](lags, T)]
+        if trial % 2:
+            h, i = int(rng.integers(0, len(masks))), int(rng.integers(0, T))
+            masks[h][i] = rng.choice([-1, 1], size=T)
+        if trial % 4 == 3:
+            masks = [rng.choice([-1, 1], size=(T, T)) for _ in masks]
+        weights = _layer2_weights(masks, T)
+        suspects = set(ch10._suspect_queries(weights, lags))
+        for i in range(2 * lags[-1], T + 1):
+            if ch10._coverage_problem(weights, lags, i):
+                rejected += 1
+                assert i in suspects, (lags, T, i)
+    assert rejected > 50
+
+
+def test_a_table_of_the_packages_masks_and_blocks_for_small_t_does_not_pass():
+    """Red team, round 5 (class 3): 10.3's masks tabulated for every contiguous lag set and
+    T <= 48 (the reference's, computed in the kernel); the last drawn case has T >= 150."""
+    table = {}
+    for kmin in range(1, 5):
+        for K in range(1, 7):
+            lags = tuple(range(kmin, kmin + K))
+            for T in range(2 * lags[-1] + 2, 49):
+                table[lags, T] = REF['10.3'](lags, T)
+    table[(1, 2, 3, 4), 40] = REF['10.3']((1, 2, 3, 4), 40)
+    fails('10.3', lambda lags, T: table[tuple(int(k) for k in lags), int(T)],
+          'case 4 of ch10.mask_cases(')
 
 
 def test_a_table_of_the_packages_blocks_for_small_t_does_not_pass():
