@@ -21,6 +21,7 @@ Red team (issue 17): attacks by class, and why they fail now.
 | 1 oracle | count right panels from "k of 4 right" | 7.9 | the message says only that the assignment is wrong |
 | 2 source | read the panel order `_ORDER_7_9` from the module | 7.9 | no literal order: a salted digest in the checker, a seeded permutation for the panels |
 | 2 source | binary search on a single number | 7.8 | the NOT YET for a number says nothing but "not it" |
+| 2 source | call the checker's own reference (`ch07._want_7_8`, `folded_distinguishability`) from the answer (round 6) | 7.8 | every function of the checker modules is switched off in the worker (`test_the_checkers_own_functions_are_switched_off_in_the_worker`) |
 | 3 before | patch `og_embedding` (or the checker's tolerance) in the kernel before `check` | 7.3, 7.7 | the judge's package is never the reader's: patches do not exist there |
 | 3 before | rewrite the checker's tables through the call's frames | 7.3 | the answer runs in a worker; the judge's frames are in another process |
 | 3 before | the package's `shift_by_delta`, bound before the check or copied by code | 7.3 | switched off in the worker; a copy of its bytecode is refused by the judge |
@@ -457,3 +458,12 @@ def test_the_starter_cells_get_the_same_message_on_every_check(puzzle, starter):
     # the exercises notebook stores these NOT YET lines; nbval compares them
     first, second = verdict(puzzle, starter), verdict(puzzle, starter)
     assert not first.passed and first.message == second.message, (first.message, second.message)
+
+
+@pytest.mark.parametrize('name', ['_want_7_8', 'folded_distinguishability'])
+def test_the_checkers_own_functions_are_switched_off_in_the_worker(name):
+    """Red team, round 6 (class 2): an answer that calls the checker's own reference (here
+    7.8's) passed; every function of the checker modules is switched off in the worker."""
+    reference = getattr(ch07, name)
+    fails('7.8', lambda q, d: reference(q, d), f'taotp.exercises.ch07.{name} is switched off',
+          "the checkers' own code")

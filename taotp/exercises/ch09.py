@@ -521,7 +521,8 @@ check_9_17 = _function_puzzle(
 
 
 def _count_cases(rng):
-    """The example, boundaries of both code widths, sizes up to a billion (untabulable)."""
+    """The example, boundaries of both code widths, sizes up to a billion (beyond building;
+    the counts depend only on the code widths P1, P2)."""
     cases = [(2, 3)]
     for k in rng.choice(np.arange(4, 31), size=3, replace=False).tolist():   # P1 boundary
         m = int(10 ** rng.uniform(0, 4))

@@ -203,6 +203,7 @@ def _prepare(answer_bytes, policy):
     copy_table = copies.fingerprints(functions)
     for name in functions:
         _switch_off(name)
+    _switch_off_checkers()
     from . import sandbox
     try:
         walls = sandbox.install()
@@ -260,6 +261,23 @@ def _refusing_code(name, freevars):
 def _switch_off_function(function, name):
     function.__globals__['__taotp_refused__'] = Refused
     function.__code__ = _refusing_code(name, function.__code__.co_freevars)
+
+
+CHECKER_HINT = 'the checkers\' own code is not available to an answer'
+
+
+def _switch_off_checkers():
+    """Every function the checker modules define (``taotp.exercises.ch01`` ...,
+    ``draws``, ``training_checks``): their references and case tables are the judge's."""
+    for name, module in list(sys.modules.items()):
+        if not (name.startswith('taotp.exercises.ch')
+                or name in ('taotp.exercises.draws', 'taotp.exercises.training_checks')):
+            continue
+        for attr, obj in list(vars(module).items()):
+            obj = getattr(obj, '__wrapped__', obj)                  # lru_cache wrappers
+            if isinstance(obj, types.FunctionType) and obj.__module__ == name:
+                Refused.hints.setdefault(f'{name}.{attr}', CHECKER_HINT)
+                _switch_off_function(obj, f'{name}.{attr}')
 
 
 def _switch_off(dotted):
