@@ -67,6 +67,7 @@ def _preload():
     registry()
     sandbox.prepare()
     _package_files()
+    _switch_off_checkers()            # the same for every puzzle: once, before any fork
 
 
 # ----------------------------------------------------------------------------- one check's worker
@@ -198,12 +199,11 @@ def _prepare(answer_bytes, policy):
         except Exception:
             pass
     _limit_resources(policy['memory_bytes'], policy['cpu_seconds'])
-    Refused.hints = dict(policy['refused'])
+    Refused.hints = {**Refused.hints, **policy['refused']}       # the checkers' own, then the puzzle's
     functions = tuple(sorted(n for n in policy['refused'] if not n.endswith('.*')))
     copy_table = copies.fingerprints(functions)
     for name in functions:
         _switch_off(name)
-    _switch_off_checkers()
     from . import sandbox
     try:
         walls = sandbox.install()
