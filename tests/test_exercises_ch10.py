@@ -211,7 +211,7 @@ def blocks_unshifted_band(lags, T, lam, beta):
 
 def paper_block(lags, T, beta, shift=1):
     """App. H's block, written out (the package's ``pair_evidence_block`` is switched off)."""
-    kmin, D = lags[0], lags[1] - lags[0]
+    D = lags[1] - lags[0]
     i, j = grid(T)
     return np.where(j >= i, 0.0, np.where((i - j - shift) % (2 * D) < D, beta, -beta))
 
