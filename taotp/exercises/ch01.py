@@ -378,12 +378,13 @@ def check_1_6(sample_decode):
                       f'{margin[b] / count[b]:.3f}): draw every step from the whole law')
     return Passed(f'greedy at a fresh T from 1e-5 to 1e-3 on 4 fresh programs, reproducible '
                   f'with a seeded rng, and at T = 0.5, 2 and a fresh T from 0.7 to 1.4 on the '
-                  f'notebook\'s program and at a fresh T from 2 to 3 on one drawn afresh, every one of {steps} steps of {n} '
-                  f'runs follows softmax(logits / T) of its own prefix (token frequencies per '
-                  f'step within {per_step:.3f}, over all steps within {pooled:.3f}), tokens are '
-                  f'drawn as often as the law says in each tenth of p, and the score of T, its '
-                  f'square and its spread between runs stay near 0, per temperature and over '
-                  f'all (a right sampler fails with probability < {ALPHA:g})')
+                  f'notebook\'s program and at a fresh T from 2 to 3 on one drawn afresh, every '
+                  f'one of {steps} steps of {n} runs follows softmax(logits / T) of its own '
+                  f'prefix (token frequencies per step within {per_step:.3f}, over all steps '
+                  f'within {pooled:.3f}), tokens are drawn as often as the law says in each '
+                  f'tenth of p, and the score of T, its square and its spread between runs stay '
+                  f'near 0, per temperature and over all (a right sampler fails with '
+                  f'probability < {ALPHA:g})')
 
 
 # ----------------------------------------------------------------------------- 1.7

@@ -233,9 +233,9 @@ def check_10_3(layer2_masks):
                 raise Finding(f'{on}: {problem}')
     return Passed(f'{len(cases)} lag sets (lags {{1,2,3,4}} at T = 40 and {len(cases) - 1} '
                   f'contiguous sets drawn afresh, the last at T from 150 to 300) with at most K '
-                  f'heads each: at every query from '
-                  f'2 kmax on each token after the warm-up is averaged by exactly one head, '
-                  f'uniformly, and no head mixes two transitions in one slot')
+                  f'heads each: at every query from 2 kmax on each token after the warm-up is '
+                  f'averaged by exactly one head, uniformly, and no head mixes two transitions '
+                  f'in one slot')
 
 
 # ----------------------------------------------------------------------------- 10.4 and 10.6

@@ -9,6 +9,8 @@ each so that a right sampler fails with probability at most ``ALPHA`` over ``tes
 import numpy as np
 
 ALPHA = 1e-6   # the chance that the sampling test of 1.6 fails a right answer, at most
+GRID = 2 ** 0.125     # Freedman's bound is taken on a grid of variances, this far apart
+BINS = 10             # the calibration test groups (step, token) by the law's p, in tenths
 
 
 def tests_for(cases, steps, vocab):
@@ -21,10 +23,6 @@ def tests_for(cases, steps, vocab):
 def hoeffding_margin(n, tests):
     """Hoeffding-Azuma: a right sampler strays further with probability <= ALPHA / tests."""
     return float(np.sqrt(np.log(2 * tests / ALPHA) / (2 * n)))
-
-
-GRID = 2 ** 0.125     # Freedman's bound is taken on a grid of variances, this far apart
-BINS = 10             # the calibration test groups (step, token) by the law's p, in tenths
 
 
 def freedman_margin(variance, n, tests):

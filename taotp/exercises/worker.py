@@ -199,7 +199,7 @@ def _prepare(answer_bytes, policy):
         except Exception:
             pass
     _limit_resources(policy['memory_bytes'], policy['cpu_seconds'])
-    Refused.hints = {**Refused.hints, **policy['refused']}       # the checkers' own, then the puzzle's
+    Refused.hints = {**Refused.hints, **policy['refused']}    # the checkers', the puzzle's
     functions = tuple(sorted(n for n in policy['refused'] if not n.endswith('.*')))
     copy_table = copies.fingerprints(functions)
     for name in functions:
