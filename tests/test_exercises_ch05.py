@@ -11,7 +11,7 @@ worker process, judged in the judge process on cases drawn afresh for each check
 | 5.4 | a program with vocabulary >= 1,000, block >= 64 and d_model <= 2,048 sorts up to 30 distinct numbers of 1..999: the 6 visible cases, runs of neighbours that put every number and every pair of neighbours in some input, 25 random inputs | powerpoints on a large vocabulary; too small a vocabulary |
 | 5.6 | a program with vocabulary >= 16 and block >= 24 sorts 793 multisets of 1-12 numbers of 1..15: the 13 visible cases, every number with every count of copies, 600 random multisets | Sort without repeats |
 | 5.7 | a program with vocabulary >= 12 and block >= 64 sorts lists of 1-8 distinct numbers below 1,000 in the digit format: the 11 visible cases, runs of neighbours that put every number and every pair of neighbours in some list, 40 random lists | single-token Sort; too small a vocabulary |
-| 5.8 | checker in taotp.exercises.training, tested in test_training_puzzles.py | - |
+| 5.8 | checker in taotp.exercises.training_checks, tested in test_training_puzzles.py | - |
 
 Red team (the issue's classes of attack; each row is a test below):
 

@@ -12,7 +12,7 @@ from ..params import config, count_non0_params, count_params
 from . import toolkit as tk
 from .registry import checker
 from .result import Finding, Passed
-from .training import LOOKUP, OFFSET, SORT_N, hello_world_task, lookup_accuracy, measure
+from ..trained.tasks import LOOKUP, OFFSET, SORT_N, hello_world_task, lookup_accuracy, measure
 
 NOT_HOW = 'judged on what the program does, not on how it was made'
 

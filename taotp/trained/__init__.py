@@ -14,8 +14,9 @@
 * ``attention``: how much of a trained map's weight falls where a construction looks;
 * ``hooks``: a program's attention through TransformerLens hook points;
 * ``figures``: the chapter's ``draw_*`` functions (matplotlib);
-* ``puzzles``: the harnesses and reference runs of the training puzzles 2.3, 3.1,
-  5.8 and 7.11 (their tasks and checkers are in ``taotp.exercises``).
+* ``tasks`` and ``puzzles``: the tasks, measures, harnesses and reference runs of
+  the training puzzles 2.3, 3.1, 5.8 and 7.11 (their checkers are in
+  ``taotp.exercises``).
 
 Training needs the optional extra (``pip install "taotp[train]"``, PyTorch);
 the results the chapter shows are stored in ``taotp/data`` (files

@@ -1,7 +1,7 @@
 """The training puzzles' harnesses (2.3, 3.1, 5.8, 7.11) and their reference runs.
 
 Each harness trains the book's architecture with ``taotp.train`` on the task of
-``taotp.exercises.training`` and returns ``(params, history)``; it needs the
+``taotp.trained.tasks`` and returns ``(params, history)``; it needs the
 optional training extra (``pip install "taotp[train]"``, PyTorch) and says so
 if it is missing.  ``reference_run`` runs a harness with the settings behind
 the programs the solutions notebooks load (``size='full'``; ``'smoke'`` is a
@@ -11,9 +11,8 @@ import numpy as np
 
 from .. import encodings, hello_world
 from ..params import count_params
-from ..exercises.training import (LOOKUP, OFFSET, SORT_N, _stored_path, hello_world_output,
-                                  hello_world_task, lookup_batch, lookup_table, measure,
-                                  offset_batch, sort_batch)
+from .tasks import (LOOKUP, OFFSET, SORT_N, _stored_path, hello_world_output, hello_world_task,
+                    lookup_batch, lookup_table, measure, offset_batch, sort_batch)
 
 
 def _train():
