@@ -306,7 +306,16 @@ CHEATS_1_6 = {
 }
 
 
-@pytest.mark.parametrize('label', CHEATS_1_6)
+# A cheat caught only by the law tests runs the whole check (about 5 s); one stays in the
+# default tier, the others run in the slow one.
+SLOW_1_6 = {'a temperature per run, T / 3 or 3 T (red team, round 5)',
+            'sharp and flat draws mixed with no drift (red team, round 5)',
+            'right only at the temperatures the notebook names (red team, round 5)',
+            'T a fifth too low'}
+
+
+@pytest.mark.parametrize('label', [pytest.param(label, marks=pytest.mark.slow)
+                                   if label in SLOW_1_6 else label for label in CHEATS_1_6])
 def test_1_6_cheats_fail(label):
     make, words = CHEATS_1_6[label]
     fails('1.6', make, words)
