@@ -15,6 +15,8 @@ the result says ``PASS (relaxed: ...)`` and never counts as solved.  Verdicts
 are kept in a small JSON file (``progress``): once solved, a puzzle stays solved.
 """
 import atexit
+import contextlib
+import functools
 import linecache
 import os
 import re
@@ -35,6 +37,8 @@ _keep = [True]
 _judge = {'process': None, 'channel': None}
 PAGE_WIDTH = 88       # characters of the book's text column
 PATIENCE = 90          # seconds the kernel waits for the judge beyond a check's own budget
+PICKLE_SECONDS = 20
+MAX_ANSWER_BYTES = 256 << 20
 
 
 def keep_progress(on=True):
@@ -78,33 +82,30 @@ def evaluate(puzzle_id, answer, call_seconds=None, **options):
                                              f'checker; its discussion is in '
                                              f'{row.solution_notebook}')
     relaxed = ', '.join(f'{k}={v!r}' for k, v in sorted(options.items()))
+    not_yet = functools.partial(CheckResult, puzzle_id, False, relaxed=relaxed)
     if not _plain(options):
-        return CheckResult(puzzle_id, False, 'options must be plain numbers, text or lists of '
-                                             'them', relaxed=relaxed)
+        return not_yet('options must be plain numbers, text or lists of them')
     try:
         with toolkit.time_limit(PICKLE_SECONDS):
             answer_bytes = _pickled(answer)
     except toolkit.TimeUp:
-        return CheckResult(puzzle_id, False, f'your answer could not be packed for the process '
-                           f'that checks it within {PICKLE_SECONDS} s (reading one of its values '
-                           f'never ends?)', relaxed=relaxed)
+        return not_yet(f'your answer could not be packed for the process that checks it within '
+                       f'{PICKLE_SECONDS} s (reading one of its values never ends?)')
     except Exception as exc:        # noqa: BLE001 (anything cloudpickle trips on)
-        return CheckResult(puzzle_id, False, f'your answer cannot be sent to the process that '
-                           f'checks it ({type(exc).__name__}: {str(exc)[:200]}); keep what it '
-                           f'needs in plain values, arrays and functions', relaxed=relaxed)
+        return not_yet(f'your answer cannot be sent to the process that checks it '
+                       f'({type(exc).__name__}: {str(exc)[:200]}); keep what it needs in plain '
+                       f'values, arrays and functions')
     if len(answer_bytes) > MAX_ANSWER_BYTES:
-        return CheckResult(puzzle_id, False, f'your answer packs into {len(answer_bytes):,} bytes; '
-                           f'at most {MAX_ANSWER_BYTES:,} can be sent to the process that checks '
-                           f'it', relaxed=relaxed)
+        return not_yet(f'your answer packs into {len(answer_bytes):,} bytes; at most '
+                       f'{MAX_ANSWER_BYTES:,} can be sent to the process that checks it')
     request = {'puzzle': puzzle_id, 'answer': answer_bytes, 'options': options,
                'call_seconds': call_seconds, 'cwd': os.getcwd(), 'progress': str(progress_file()),
                'sys_path': [p for p in sys.path if isinstance(p, str)]}
     verdict = _ask_judge(request, row.checker.budget + PATIENCE)
     message = _with_source_line(verdict.get('message', ''), verdict.get('where'))
-    result = CheckResult(puzzle_id, bool(verdict.get('passed')), message,
-                         verdict.get('counterexample'), verdict.get('detail', ''))
-    result.relaxed, result.output = relaxed, verdict.get('output', '')
-    return result
+    return CheckResult(puzzle_id, bool(verdict.get('passed')), message,
+                       verdict.get('counterexample'), verdict.get('detail', ''),
+                       relaxed=relaxed, output=verdict.get('output', ''))
 
 
 # ----------------------------------------------------------------------------- talking to the judge
@@ -157,17 +158,11 @@ def _stop_judge():
         channel.close()
     if process is not None and process.poll() is None:
         process.kill()
-        try:
+        with contextlib.suppress(subprocess.TimeoutExpired):
             process.wait(5)
-        except subprocess.TimeoutExpired:
-            pass
 
 
 atexit.register(_stop_judge)
-
-
-PICKLE_SECONDS = 20
-MAX_ANSWER_BYTES = 256 << 20
 
 
 def _plain(value, depth=0):
@@ -185,8 +180,6 @@ def _plain(value, depth=0):
 _INSTALLED = tuple(os.path.realpath(p) + os.sep for p in
                    {sysconfig.get_paths()[k] for k in ('stdlib', 'platstdlib', 'purelib',
                                                        'platlib')})
-
-
 _INSTALLED_FILE = {}     # a module's file -> whether it is installed (realpath is slow)
 
 
@@ -209,11 +202,9 @@ def _pickled(answer):
     import cloudpickle
     registered = []
     for module in _user_modules():
-        try:
+        with contextlib.suppress(ValueError, TypeError):
             cloudpickle.register_pickle_by_value(module)
             registered.append(module)
-        except (ValueError, TypeError):
-            pass
     try:
         return cloudpickle.dumps(answer, protocol=5)
     finally:

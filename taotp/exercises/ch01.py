@@ -61,22 +61,19 @@ def case_programs(seed, norms=None):
             for vocab, d, kind, layers in SHAPES]
 
 
-def _fresh_cases(offset, norms=None):
-    """(seed, i, params, rng) for program i of a fresh seed's ``case_programs``; ``rng``,
-    seeded ``[seed, offset + i]``, draws that program's inputs."""
-    seed = tk.fresh_seed()
+def _fresh_cases(offset, norms=None, seed=None):
+    """(name, params, rng) per program i of ``case_programs(seed)`` (a fresh seed by default):
+    its name for messages, and ``rng``, seeded ``[seed, offset + i]``, for its inputs."""
+    seed = tk.fresh_seed() if seed is None else seed
     for i, params in enumerate(case_programs(seed, norms)):
-        yield seed, i, params, np.random.default_rng([seed, offset + i])
-
-
-def _describe(i, params, seed):
-    heads = [len(layer['Q']) for layer in params['layers']]
-    return f'program {i} of case_programs({seed}) ({len(heads)} layers, heads {heads})'
+        heads = [len(layer['Q']) for layer in params['layers']]
+        yield (f'program {i} of case_programs({seed}) ({len(heads)} layers, heads {heads})',
+               params, np.random.default_rng([seed, offset + i]))
 
 
 def _first_difference(got, want):
-    k = next((j for j, (a, b) in enumerate(zip(got, want)) if a != b), min(len(got), len(want)))
-    if len(got) != len(want) and k == min(len(got), len(want)):
+    k = next((j for j, (a, b) in enumerate(zip(got, want)) if a != b), None)
+    if k is None:
         return f'your output has {len(got)} tokens where {len(want)} are due'
     return f'your token at position {k} ({got[k]}) is not the argmax there'
 
@@ -93,7 +90,7 @@ def _same_tokens(decoder, on, prompt, params, args, hint='', **options):
 
 # ----------------------------------------------------------------------------- 1.3
 
-WORK_SHAPE = dict(vocab=7, prompt=8, d_model=128, layers=((4, 32, 32, 512),) * 2)
+WORK_SHAPE = (7, 8, 128, ((4, 32, 32, 512),) * 2)   # vocab, prompt length, d_model, layers
 WORK_STEPS = (500, 601)    # the long run's length, drawn afresh: a naive loop redoes ~T/2
                            # positions per token, 12x or more the work of a cache at this length
 WORK_RATIO = 5.0           # CPU time at most this many times the package's own cache
@@ -120,14 +117,13 @@ def _decode_cases(params, rng):
 def _work_run(decode_fast, rng):
     """One long run of a fresh length on a fresh 2-layer program (d_model 128): the answer's
     CPU time (the least of two runs when it is quick) and the package cache's (least of two)."""
-    shape = WORK_SHAPE
+    vocab, length, d_model, layers = WORK_SHAPE
     steps = int(rng.integers(*WORK_STEPS))
-    params = random_program(rng, shape['vocab'], shape['prompt'] + steps + 1, shape['d_model'],
-                            shape['layers'], 'vector', scale=0.5)
+    params = random_program(rng, vocab, length + steps + 1, d_model, layers, 'vector', scale=0.5)
     on = f'a fresh {steps}-step run (2 layers, 4 heads, d_model 128)'
     session, yours, cache = decode_fast.session, [], []
     while len(yours) < 2 and (not yours or yours[0] < 1.0):   # a quick run is measured twice
-        prompt = rng.integers(0, shape['vocab'], size=shape['prompt'])
+        prompt = rng.integers(0, vocab, size=length)
         start = tk.cpu_clock()
         want = decode(prompt, params, max_steps=steps).tolist()
         cache.append(tk.cpu_clock() - start)
@@ -146,8 +142,7 @@ def _work_run(decode_fast, rng):
         yours.append(session.last_cpu if session.last_cpu is not None else session.last_wall)
         if got != want:
             raise tk.wrong(on + f' from prompt {prompt.tolist()}', got[len(prompt):],
-                           _first_difference(got, want) + '; does your cache keep every '
-                                                          'position?')
+                           _first_difference(got, want) + '; does your cache keep every position?')
     return steps, min(yours), min(cache)
 
 
@@ -165,9 +160,9 @@ REFUSE_1_3 = EXTRAS_OFF | dict.fromkeys(
 def check_1_3(decode_fast):
     """``decode_fast(tokens, params, max_steps, eos)``: the naive tokens, each position once."""
     cases = 0
-    for seed, i, params, rng in _fresh_cases(0):
+    for name, params, rng in _fresh_cases(0):
         for prompt, steps, eos in _decode_cases(params, rng):
-            on = f'{_describe(i, params, seed)}, prompt {prompt}, max_steps {steps}, eos {eos}'
+            on = f'{name}, prompt {prompt}, max_steps {steps}, eos {eos}'
             _same_tokens(decode_fast, on, prompt, params, (steps, eos), max_steps=steps, eos=eos)
             cases += 1
     steps, yours, cache = _work_run(decode_fast, tk.fresh_rng())
@@ -184,14 +179,13 @@ def check_1_3(decode_fast):
 
 # ----------------------------------------------------------------------------- 1.4
 
-HELPERS = ('norm', 'softmax', 'layer_norm', 'rms_norm', 'no_norm', 'norm_function',
-           'causal_mask')
+HELPERS = ('norm', 'softmax', 'layer_norm', 'rms_norm', 'no_norm', 'norm_function', 'causal_mask')
 REFUSE_1_4 = {**EXTRAS_OFF,
               **{f'taotp.model.{name}': 'this puzzle asks you to write the forward pass '
                  'yourself with @ (np.matmul); taotp.layer_norm and taotp.softmax are fine'
                  for name, f in vars(model).items()
                  if callable(f) and getattr(f, '__module__', '') == model.__name__
-                 and name not in HELPERS and not name.startswith('_') and name != 'EPS'},
+                 and name not in HELPERS and not name.startswith('_')},
               **{f'taotp.decoding.{name}': 'the package\'s forward pass is switched off here'
                  for name in ('transformer', 'transformer_batch', 'transformer_variant',
                               'decode', 'KVCache')},
@@ -203,14 +197,14 @@ REFUSE_1_4 = {**EXTRAS_OFF,
 @checker('1.4')
 def check_1_4(transformer_at):
     """``transformer_at(tokens, tok_emb, pos_emb, out_emb, layers, lnf)``: the logits, to 1e-9."""
-    checked = 0
-    for seed, i, params, rng in _fresh_cases(0):
+    checked, seed = 0, tk.fresh_seed()
+    for name, params, rng in _fresh_cases(0, seed=seed):
         vocab, block = len(params['tok_emb']), len(params['pos_emb'])
         inputs = [np.array([vocab - 1]), rng.integers(0, vocab, size=block),
                   rng.integers(0, vocab, size=int(rng.integers(2, block))),
                   np.arange(block) % vocab]
         for tokens in inputs:
-            on = f'{_describe(i, params, seed)}, tokens {tokens.tolist()}'
+            on = f'{name}, tokens {tokens.tolist()}'
             got = tk.call(transformer_at, tokens, what='your transformer', on=on, **params)
             if got is None:
                 raise Finding('your transformer returned None (starter code not filled in yet?)')
@@ -233,16 +227,15 @@ GREEDY_GAP = 0.05   # logit gaps along greedy paths: at T <= 1e-3 a non-argmax d
 
 
 def _greedy_cases(seed):
-    """(program, prompt) pairs whose greedy path of 6 steps has no near tie."""
+    """(name, program, prompt) triples whose greedy path of 6 steps has no near tie."""
     cases = []
-    for i, p in enumerate(case_programs(seed)):
-        rng = np.random.default_rng([seed, 600 + i])
+    for name, p, rng in _fresh_cases(600, seed=seed):
         for _ in range(200):
             prompt = rng.integers(0, len(p['tok_emb']), size=3)
             seq = decode(prompt, p, max_steps=6, cache=False)
             logits = np.sort(transformer(seq[:-1], **p)[2:], axis=-1)
             if np.min(logits[:, -1] - logits[:, -2]) > GREEDY_GAP:
-                cases.append((i, p, prompt))
+                cases.append((name, p, prompt))
                 break
     return cases
 
@@ -298,8 +291,8 @@ def check_1_6(sample_decode):
     # T = 1, and one from 2 to 3 for the fresh program
     cold = float(f'{10 ** rng.uniform(-5, -3):.2g}')
     mid, warm = (round(float(rng.uniform(*span)), 2) for span in ((0.7, 1.4), (2, 3)))
-    for i, p, prompt in _greedy_cases(seed):                   # 1) T -> 0 is greedy
-        on = f'{_describe(i, p, seed)}, prompt {prompt.tolist()} at temperature {cold:g}'
+    for name, p, prompt in _greedy_cases(seed):                # 1) T -> 0 is greedy
+        on = f'{name}, prompt {prompt.tolist()} at temperature {cold:g}'
         got = _sampled(sample_decode, prompt.tolist(), p, 6, cold, 0, on)
         want = decode(prompt, p, max_steps=6, cache=False).tolist()
         if got != want:
@@ -320,16 +313,15 @@ def check_1_6(sample_decode):
     # the notebook's program at each temperature, then one drawn afresh at T = warm (a
     # sampler right only on the program or temperatures it was shown is wrong there)
     program_seed = tk.fresh_seed()
-    shown = ('taotp.exercises.ch01.sampling_program()', params)
-    fresh = (f'taotp.exercises.ch01.fresh_sampling_program({program_seed})',
-             fresh_sampling_program(program_seed))
-    cases = [(shown, t) for t in temps] + [(fresh, warm)]
-    for (name, params), temperature in cases:
-        runs = np.array(tk.tokens_many(tk.call_many(
+    cases = [('taotp.exercises.ch01.sampling_program()', params, t) for t in temps] + [
+        (f'taotp.exercises.ch01.fresh_sampling_program({program_seed})',
+         fresh_sampling_program(program_seed), warm)]
+    for name, params, temperature in cases:
+        runs = tk.tokens_many(tk.call_many(
             sample_decode, [(np.array(prompt), params, steps, temperature,
                              np.random.default_rng([seed, k])) for k in range(n)],
             what='your sampler', on=f'{n} runs at temperature {temperature}'),
-            len(prompt) + steps, vocab, 'your sampler output'))
+            len(prompt) + steps, vocab, 'your sampler output')
         if np.any(runs[:, :len(prompt)] != prompt):
             raise Finding(f'prompt {prompt}, max_steps {steps}: your sampler\'s output does not '
                           f'start with the prompt')
@@ -348,8 +340,7 @@ def check_1_6(sample_decode):
                               f'from what softmax(logits / T) of the sampled prefixes gives it '
                               f'on average; a right sampler stays within {margin:.3f} (this '
                               f'test fails one with probability below {ALPHA:g})')
-        sums.append((f'{where} ({name})',
-                     *martingales(logits, probs, runs[:, len(prompt):])))
+        sums.append((f'{where} ({name})', *martingales(logits, probs, runs[:, len(prompt):])))
     sums.append((f'over all four temperatures and programs, {n} runs each',
                  *np.sum([row[1:] for row in sums], axis=0)))
     for where, total, variance, count, mass in sums:
@@ -400,7 +391,7 @@ REFUSE_1_7 = {**EXTRAS_OFF,
 def check_1_7(decode_window):
     """``decode_window(tokens, params, n_steps)``: past block_size with a sliding window."""
     checked = 0
-    for (seed, i, params, rng), block in zip(_fresh_cases(300), BLOCKS_1_7):
+    for (name, params, rng), block in zip(_fresh_cases(300), BLOCKS_1_7):
         params['pos_emb'] = params['pos_emb'][:block]
         vocab = len(params['tok_emb'])
         cases = [([vocab - 1], 3 * block + 2), (rng.integers(0, vocab, size=block).tolist(), 20),
@@ -408,8 +399,7 @@ def check_1_7(decode_window):
                  (rng.integers(0, vocab, size=2).tolist(), 0),
                  (rng.integers(0, vocab, size=int(rng.integers(1, block + 1))).tolist(), 40)]
         for prompt, steps in cases:
-            on = (f'{_describe(i, params, seed)} cut to block_size {block}, prompt {prompt}, '
-                  f'{steps} steps')
+            on = f'{name} cut to block_size {block}, prompt {prompt}, {steps} steps'
             _same_tokens(decode_window, on, prompt, params, (steps,), f' over the last {block} '
                          f'tokens (the prompt and then {steps} new tokens are due)',
                          max_steps=steps, window=True)
@@ -454,21 +444,21 @@ def _differ(a, b, tol=1e-7):
 
 
 def _diagnose(old, new, M, rng, where):
-    """The first piece of the scrambled program that does not turn with the stream."""
+    """Raise the Finding for the first scrambled piece that does not turn with the stream."""
     tok_err = np.max(np.abs(new['tok_emb'] - old['tok_emb'] @ M))
     if not tok_err < 1e-9:
-        return (f'{where}: new_tok_emb must be tok_emb @ M (each token row turned by M); '
-                f'yours differs by up to {tok_err:.2e}')
+        raise Finding(f'{where}: new_tok_emb must be tok_emb @ M (each token row turned by M); '
+                      f'yours differs by up to {tok_err:.2e}')
     if _differ(_centred(new['pos_emb']), _centred(old['pos_emb'] @ M)):
-        return (f'{where}: pos_emb: position rows are added to the same stream as the token '
-                f'rows, so they must turn with them')
+        raise Finding(f'{where}: pos_emb: position rows are added to the same stream as the '
+                      f'token rows, so they must turn with them')
     layers = list(enumerate(zip(old['layers'], new['layers'])))
     norms = [(f'layer {i}: {k}', a[k], b[k]) for i, (a, b) in layers for k in ('ln1', 'ln2')]
     for name, before, after in norms + [('lnf', old['lnf'], new['lnf'])]:
         if params_difference(before, after) is not None:
-            return (f'{where}: {name} changed from {before} to {after}; layer norm commutes with '
-                    f'M (M keeps lengths and the direction (1, ..., 1)), so gamma and beta stay '
-                    f'as they are')
+            raise Finding(f'{where}: {name} changed from {before} to {after}; layer norm commutes '
+                          f'with M (M keeps lengths and the direction (1, ..., 1)), so gamma and '
+                          f'beta stay as they are')
     X = rng.normal(size=(6, M.shape[0]))                    # residual streams of 6 positions
     Xm, mask = X @ M, causal_mask(6)
     for i, (a, b) in layers:
@@ -476,32 +466,32 @@ def _diagnose(old, new, M, rng, where):
         turned, weights = self_attn(hm, b['Q'], b['K'], b['V'], b['P'], mask, True)
         update, weights_before = self_attn(h, a['Q'], a['K'], a['V'], a['P'], mask, True)
         if _differ(weights, weights_before):
-            return (f'{where}: layer {i}: the attention weights changed: queries and keys are '
-                    f'computed from the rotated stream, so Q and K must undo the rotation')
+            raise Finding(f'{where}: layer {i}: the attention weights changed: queries and keys '
+                          f'are computed from the rotated stream, so Q and K must undo the '
+                          f'rotation')
         if _differ(_centred(turned), _centred(update @ M)):
-            return (f'{where}: layer {i}: the attention weights are right, but what the heads '
-                    f'add to the stream is not the rotated update: V reads from the rotated '
-                    f'stream and P writes into it')
+            raise Finding(f'{where}: layer {i}: the attention weights are right, but what the '
+                          f'heads add to the stream is not the rotated update: V reads from the '
+                          f'rotated stream and P writes into it')
         h, hm = layer_norm(X, **a['ln2']), layer_norm(Xm, **b['ln2'])
         if _differ(_centred(mlp(hm, b['M1'], b['b1'], b['M2'], b['b2'])),
                    _centred(mlp(h, a['M1'], a['b1'], a['M2'], a['b2']) @ M)):
-            return (f'{where}: layer {i}: the MLP\'s update is not the rotated one: M1 reads '
-                    f'from the rotated stream, M2 and b2 write into it (b1 lives in the hidden '
-                    f'layer, not in the stream)')
+            raise Finding(f'{where}: layer {i}: the MLP\'s update is not the rotated one: M1 '
+                          f'reads from the rotated stream, M2 and b2 write into it (b1 lives in '
+                          f'the hidden layer, not in the stream)')
     if _differ(layer_norm(Xm, **new['lnf']) @ new['out_emb'].T,
                layer_norm(X, **old['lnf']) @ old['out_emb'].T):
-        return (f'{where}: the logits of a rotated stream changed: out_emb compares each '
-                f'token with the final stream, which is now rotated')
-    return None
+        raise Finding(f'{where}: the logits of a rotated stream changed: out_emb compares each '
+                      f'token with the final stream, which is now rotated')
 
 
 @checker('1.8')
 def check_1_8(scramble_transformer):
     """``scramble_transformer(tok_emb, pos_emb, out_emb, layers, lnf, M)`` keeps the function."""
     checked, matrices = 0, 0
-    for seed, i, params, rng in _fresh_cases(400, norms='scalar'):
+    for i, (name, params, rng) in enumerate(_fresh_cases(400, norms='scalar')):
         for kind, M in _matrices(params['tok_emb'].shape[1], rng, i):
-            where = f'{_describe(i, params, seed)} (scalar layer norms), M {kind}'
+            where = f'{name} (scalar layer norms), M {kind}'
             out, given, _ = tk.call(scramble_transformer, *[params[k] for k in PIECES], M,
                                     what='your scramble_transformer', on=where, echo=True)
             changed = params_difference(dict(zip(PIECES, given[:5])), params)
@@ -521,9 +511,7 @@ def check_1_8(scramble_transformer):
                               f'{f" of length {len(out)}" if listed else ""}')
             new = tk.program(dict(zip(PIECES, out)), what=f'{where}: your scrambled pieces (in '
                              f'the order tok_emb, pos_emb, out_emb, layers, lnf)')
-            problem = _diagnose(params, new, M, rng, where)
-            if problem:
-                raise Finding(problem)
+            _diagnose(params, new, M, rng, where)
             vocab, block = len(params['tok_emb']), len(params['pos_emb'])
             for tokens in (np.array([0]), rng.integers(0, vocab, size=block),
                            rng.integers(0, vocab, size=int(rng.integers(2, block)))):
@@ -546,8 +534,7 @@ PUZZLES = [
     Puzzle('1.1', 'How short can the NumPy transformer get?', 'reflect'),
     Puzzle('1.2', 'How does the two-line self_attn2 differ from ours?', 'reflect'),
     Puzzle('1.3', 'Remove the repeated work in decode (KV cache)', 'checked', check_1_3,
-           'same tokens; a long run within 5x the CPU time of a cache',
-           refuse=REFUSE_1_3),
+           'same tokens; a long run within 5x the CPU time of a cache', refuse=REFUSE_1_3),
     Puzzle('1.4', 'Rewrite the transformer with @ instead of einsum', 'checked', check_1_4,
            refuse=REFUSE_1_4),
     Puzzle('1.5', 'Port the transformer to another language', 'reflect'),

@@ -9,8 +9,7 @@ to 2.6 is stored as a salted digest, never as a number.
 import numpy as np
 
 from ..decoding import decode, last_token_argmax
-# 2.3's NumPy harness is the package's (one copy, hand-written gradients), reachable here as
-# ch02.train_hello_world; ``taotp.exercises.training.train_hello_world_torch`` is PyTorch's
+# re-exported: 2.3's NumPy harness, ch02.train_hello_world (PyTorch's is in training.py)
 from ..hello_world import (HELLO_WORLD, detokenize, hello_world_loss_and_grad,  # noqa: F401
                            hello_world_targets, message_tokenizer, train_hello_world)
 from ..params import count_non0_params, count_params
@@ -25,6 +24,8 @@ BLOCK = len(hello_world_targets(HELLO_WORLD, message_tokenizer(HELLO_WORLD)))   
 # puzzles 2.1 and 2.2: the sizes the notebook names, from the smallest to a thousand ...
 REPEATER_SIZES = (1, 2, 3, 4, 11, 40, 64, 100, 257, 1000)
 HIDDEN_SIZES = 2          # ... and this many more drawn afresh from 5..1000 on every check
+SIZES_SEEN = (f'vocab sizes {", ".join(map(str, REPEATER_SIZES))} and {HIDDEN_SIZES} more drawn '
+              f'afresh from 5 to 1,000')
 
 
 def _program_and_tokenizer(answer, message):
@@ -33,8 +34,7 @@ def _program_and_tokenizer(answer, message):
     if isinstance(answer, (tuple, list)) and len(answer) == 2 and isinstance(answer[1], dict):
         answer, given = answer
         needed = ['<bos>', '<eos>'] + sorted(set(message))
-        missing = [s for s in needed if s not in given]
-        if missing:
+        if missing := [s for s in needed if s not in given]:
             raise Finding(f'your tokenizer has no id for {missing[0]!r}')
         tok = {s: given[s] for s in needed}
     else:
@@ -70,8 +70,7 @@ def _expect_message(answer, message=HELLO_WORLD, norm='layer', rule=lambda param
     params, tok = _program_and_tokenizer(answer, message)
     rule(params)
     want = hello_world_targets(message, tok).tolist()
-    start = np.array([tok['<bos>']])
-    out = toolkit.run_program(lambda: decode(start, params, max_steps=len(want),
+    out = toolkit.run_program(lambda: decode(np.array([tok['<bos>']]), params, max_steps=len(want),
                                              eos=tok['<eos>'], norm=norm), on='<bos>')
     got = out[1:].tolist()
     if got != want:
@@ -88,12 +87,11 @@ def _expect_message(answer, message=HELLO_WORLD, norm='layer', rule=lambda param
 def _every_entry(answer, ok, rule):
     """Hello World whose every entry of the embeddings and layers is ``ok``: the params."""
     def every_entry_ok(params):
-        layers = enumerate(params['layers'])
         arrays = [(key, params[key]) for key in ('tok_emb', 'pos_emb', 'out_emb')]
-        arrays += [(f'layers[{i}][{key!r}]', layer[key]) for i, layer in layers
+        arrays += [(f'layers[{i}][{key!r}]', layer[key]) for i, layer in enumerate(params['layers'])
                    for key in ('Q', 'K', 'V', 'P', 'M1', 'b1', 'M2', 'b2')]
         for where, arr in arrays:
-            if arr.size and not np.all(ok(arr)):
+            if not np.all(ok(arr)):
                 i = tuple(int(k) for k in np.argwhere(~ok(arr))[0])
                 raise Finding(f'{where}{list(i)} = {arr[i]} {rule}')
     return _expect_message(answer, rule=every_entry_ok)
@@ -146,10 +144,6 @@ def _zero_pos(params, where=''):
         raise Finding(f'{where}pos_emb must be all zero; it holds {pos[i]} at {i}')
 
 
-SIZES_SEEN = (f'vocab sizes {", ".join(map(str, REPEATER_SIZES))} and {HIDDEN_SIZES} more drawn '
-              f'afresh from 5 to 1,000')
-
-
 @checker('2.1')
 def check_2_1(build):
     """``build(vocab_size) -> params``: 0 layers, at most 3 * vocab_size parameters, repeats."""
@@ -196,9 +190,8 @@ def trained_result(answer, message=HELLO_WORLD):
         params = _expect_message(answer, message)
     except Finding as f:
         return f'does not print {message!r} yet: {f.message}'
-    c = count_params(params)
     return (f'prints {message!r} then <eos>; d_model {np.shape(params["tok_emb"])[1]}, '
-            f'{len(params["layers"])} layers, {c["n_params"]:,} parameters '
+            f'{len(params["layers"])} layers, {count_params(params)["n_params"]:,} parameters '
             f'({count_non0_params(params)["n_params"]:,} non-zero)')
 
 
@@ -264,8 +257,7 @@ def check_2_6(answer):
     if not isinstance(answer, (int, float)) or isinstance(answer, bool):
         raise Finding(f'expected a number of parameters (a plain int), or a params dict; got '
                       f'{toolkit.describe(answer)}')
-    code = toolkit.digest('2.6', answer)
-    if code == DIGEST_2_6:
+    if (code := toolkit.digest('2.6', answer)) == DIGEST_2_6:
         return Passed(f'{toolkit.canonical(answer)} parameters: the smallest Hello World under '
                       f'RMSNorm with the message tokenizer ({VOCAB} symbols, {BLOCK} positions; '
                       f'compared with a salted digest of the answer)')

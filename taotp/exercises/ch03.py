@@ -44,19 +44,13 @@ def _cases(visible, specs, rng):
                *lookup_case(n, key_len, vocab, seed), vocab, key_len + PREFIX)
 
 
-def _queries(ks, vocab, block, rng):
-    """Every key behind a prefix of every length 0..block - key_len; then cut from other keys."""
-    longest = block - ks.shape[1]
-    out = [(f'a random {n}-token prefix', lookup_queries(ks, n, vocab, rng))
-           for n in range(longest + 1)]
-    if longest:
-        out.append((f'a {longest}-token prefix cut from other keys',
-                    lookup_queries(ks, longest, vocab, rng, mode='keys')))
-    return out
-
-
-def _precision(params, vs, queries, on, post_ln=False):
-    """Fraction right over all ``queries`` (label, rows) and the first miss (label, input, got)."""
+def _precision(params, ks, vs, vocab, rng, on, post_ln=False):
+    """Every key behind a prefix of every length 0..PREFIX, then one cut from other keys: the
+    fraction right, the number of queries and the first miss (label, input, got)."""
+    queries = [(f'a random {n}-token prefix', lookup_queries(ks, n, vocab, rng))
+               for n in range(PREFIX + 1)]
+    queries.append((f'a {PREFIX}-token prefix cut from other keys',
+                    lookup_queries(ks, PREFIX, vocab, rng, mode='keys')))
     right, total, first = 0, 0, None
     for label, rows in queries:
         got = toolkit.run_program(lambda: last_token_argmax(rows, params, post_ln=post_ln), on=on)
@@ -125,7 +119,7 @@ def check_3_2(build):
     for name, ks, vs, vocab, block in _cases(VISIBLE_3_2, SPECS_3_2, rng):
         key_len = ks.shape[1]
         params = _built(build, (ks, vs, vocab, block, key_len), name, vocab, block, layers=1)
-        right, total, first = _precision(params, vs, _queries(ks, vocab, block, rng), name)
+        right, total, first = _precision(params, ks, vs, vocab, rng, name)
         if right < 0.99:
             raise _miss(name, first, right, '; 99% needed')
         if key_len > 1:
@@ -190,8 +184,7 @@ def _runs_3_6(build, table_seed, rng_seeds, label, rng):
                         spec['block'], layers=1, d_model=spec['tok_dims'] + 3,
                         heads=spec['key_len'], d_ff=0)
         reference = build_untied_transformer(*args, rng=np.random.default_rng(seed))
-        changed = _kept(params, reference)
-        if changed:
+        if changed := _kept(params, reference):
             raise Finding(f'{where}: your {changed} differs from the book\'s; this puzzle keeps '
                           f'the book\'s token embeddings and hash layer (the same draws from rng, '
                           f'as taotp.build_untied_transformer makes them) and changes only how '
@@ -237,8 +230,8 @@ def check_3_7(build):
     checked = 0
     for name, ks, vs, vocab, block in _cases(VISIBLE_3_7, SPECS_3_7, rng):
         params = _built(build, (ks, vs, vocab, block), name, vocab, block)
-        right, total, first = _precision(params, vs, _queries(ks, vocab, block, rng),
-                                         f'{name} (PostLN)', post_ln=True)
+        right, total, first = _precision(params, ks, vs, vocab, rng, f'{name} (PostLN)',
+                                         post_ln=True)
         if first is not None:
             raise _miss(f'{name}, PostLN forward', first, right)
         checked += total

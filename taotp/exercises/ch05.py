@@ -132,8 +132,7 @@ def _is_compact_sort(tok_emb, count=33):
 def _text(tokens, digits):
     if not digits:
         return str([int(t) for t in tokens])
-    names = {COMMA: ',', END: ' END'}
-    return '"' + ''.join(names.get(int(t), str(int(t))) for t in tokens).replace(',', ', ') + '"'
+    return '"' + ''.join({COMMA: ', ', END: ' END'}.get(int(t), str(int(t))) for t in tokens) + '"'
 
 
 def _token(t, digits):
@@ -317,9 +316,8 @@ def check_5_6(params):
         pool = rng.choice(np.arange(1, 16), size=int(rng.integers(1, 13)), replace=False)
         hidden.append(('a random multiset', rng.choice(pool, size=int(rng.integers(1, 13)))
                        .tolist()))
-    count = _judge_sort(params, visible_cases('5.6'), hidden,
-                        'a number is printed again while the input holds more copies of it than '
-                        'were printed')
+    count = _judge_sort(params, visible_cases('5.6'), hidden, 'a number is printed again while '
+                        'the input holds more copies of it than were printed')
     return Passed(f'{count:,} inputs sorted with their repeats: the 13 of ch05.visible_cases'
                   f'(\'5.6\'), every number 1..15 with every count of copies 1..12, and 600 random '
                   f'multisets of 1-12 numbers, drawn afresh')

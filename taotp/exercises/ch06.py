@@ -4,8 +4,7 @@ zero padded, most significant digit first, except in 6.19).
 Small tasks are checked exhaustively (visible cases: a message may show what was due); else
 hidden cases are drawn afresh on every check beside hand-made ones, and a message names the
 input and the answer's output only (6.2's and 6.3's: a fresh seed, printed, rebuilds them with
-``spike_cases`` / ``mlp_sets``).  Keys are measured before ln2's gamma and at the book's width;
-6.5's counts come from the built construction.
+``spike_cases`` / ``mlp_sets``).  How keys are measured: ``_keys``; 6.5's counts: ``_counts``.
 """
 import functools
 

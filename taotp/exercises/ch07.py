@@ -282,11 +282,11 @@ def _orthogonal(d, rng):
     return Q * np.sign(np.diag(R))
 
 
-def padded_encoding(q, d, m, rng, eps=1e-3, big=1.0, medium=False, outlier=False):
+def padded_encoding(q, d, m, rng, eps=1e-3, medium=False, outlier=False):
     """A (q, d) encoding with general padding dimension m (noise eps), hidden by a random rotation
     and offset: m coordinates are a constant plus noise of at most eps / (20 sqrt(d)) each (with
     ``medium``, one spreads over +-0.4 eps instead; with ``outlier``, one more is as quiet but
-    for one row 25 eps away), the rest normal times ``big``."""
+    for one row 25 eps away), the rest standard normal."""
     noise = eps / (20 * np.sqrt(d))
     extra = int(outlier)
     quiet = rng.uniform(-noise, noise, (q, m + extra)) + rng.standard_normal(m + extra)
@@ -294,7 +294,7 @@ def padded_encoding(q, d, m, rng, eps=1e-3, big=1.0, medium=False, outlier=False
         quiet[:, 0] += rng.uniform(-0.4 * eps, 0.4 * eps, q)
     if outlier:
         quiet[int(rng.integers(q)), m] += 25 * eps
-    X = np.concatenate([big * rng.standard_normal((q, d - m - extra)), quiet], axis=1)
+    X = np.concatenate([rng.standard_normal((q, d - m - extra)), quiet], axis=1)
     return X @ _orthogonal(d, rng) + rng.standard_normal(d)
 
 

@@ -88,22 +88,19 @@ def check_8_3(answer):
         raise Finding(f'expected a letter of CHOICES_8_3 or a function tokens -> next token; got '
                       f'{toolkit.describe(answer)}')
     groups = prompts_8_3(toolkit.fresh_seed())
-    checked = 0
     for seqs, targets in zip(groups, _reference_8_3(groups)):
         for seq, target in zip(seqs.tolist(), targets.tolist()):
             on = f'prompt {seq}'
-            got = choice(seq) if choice else toolkit.call(answer, seq, what=what, on=on,
-                                                           seconds=5)
+            got = choice(seq) if choice else toolkit.call(answer, seq, what=what, on=on, seconds=5)
             if _token(got, what, seq) != target:
                 if not choice:
                     raise toolkit.wrong(on, got, _HINT_8_3, seq)
                 raise Finding(f'{on}: {what} gives {got} there, which is not what the program '
                               f'(at full precision) outputs', seq)
-            checked += 1
-    return Passed(f'agrees with the Fig. 8.3 program at full precision on {checked} prompts '
-                  f'(every prompt of 1-2 tokens; of 3-8 tokens: repeated tokens, runs, the '
-                  f'smallest token at every place, the vocabulary\'s ends, and {DRAWN_8_3} random '
-                  f'ones drawn for this check)')
+    return Passed(f'agrees with the Fig. 8.3 program at full precision on '
+                  f'{sum(map(len, groups))} prompts (every prompt of 1-2 tokens; of 3-8 tokens: '
+                  f'repeated tokens, runs, the smallest token at every place, the vocabulary\'s '
+                  f'ends, and {DRAWN_8_3} random ones drawn for this check)')
 
 
 # ----------------------------------------------------------------------------- 8.4 cases
@@ -123,9 +120,8 @@ def _text(layers=True, ln=True, pos=True, out=True, layers_key=True):
                   else '"block_size": 4')
     if out:
         fields.append(f'"out_emb": {_TOK}')
-    layer = _LAYER % (_LN if ln else '')
     if layers_key:
-        fields.append('"layers": [' + (layer if layers else '') + ']')
+        fields.append('"layers": [' + (_LAYER % (_LN if ln else '') if layers else '') + ']')
     if ln:
         fields.append('"lnf": {"gamma": 1.0, "beta": 0.0}')
     return '{\n    ' + ',\n    '.join(fields) + '\n}'
@@ -212,8 +208,7 @@ def _random_program(rng):
         put(text, params, 'out_emb', (vocab, d))
     params['layers'], layers = [], []
     for _ in range(int(rng.integers(0, 3))):
-        heads, d_head, d_ff = (int(rng.integers(1, 3)), int(rng.integers(1, 3)),
-                               int(rng.integers(0, 3)))
+        heads, d_head, d_ff = (int(rng.integers(low, 3)) for low in (1, 1, 0))
         shapes = {**dict.fromkeys('QKVP', (heads, d, d_head)), 'M1': (d, d_ff), 'b1': (d_ff,),
                   'M2': (d_ff, d), 'b2': (d,)}
         layers.append({})
@@ -286,8 +281,7 @@ def _loaded(loader, text, what, want):
     if raw is None:
         raise Finding(f'your loader returned None on {what} (starter code not filled in yet?)')
     toolkit.program(raw, what=f'the params your loader made from {what}')
-    difference = _difference(want, raw)
-    if difference:
+    if difference := _difference(want, raw):
         raise Finding(f'{what}: your program differs from the full form at {difference[0]}: '
                       f'your loader gave {difference[1]}', what)
 

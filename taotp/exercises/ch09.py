@@ -181,14 +181,6 @@ check_9_6 = _function_puzzle(
 
 # ----------------------------------------------------------------------------- 9.7 - 9.10 pieces
 
-def _pre_sum(x, Wq, Wk, num):
-    """Head 1 run by the book's attention (``self_attn``): PRE_SUM and the weights."""
-    V = 3.0 * np.eye(x.shape[1])[None, :, [num]]              # the value: 3 NUM
-    pre_sum, weights = self_attn(x, Wq[None], Wk[None], V, np.ones((1, 1, 1)),
-                                 causal_mask(len(x)), return_weights=True)
-    return pre_sum[:, 0], weights[0]
-
-
 @checker('9.7')
 def check_9_7(head1):
     """``head1(P1, P2, lam) -> (Wq, Wk)`` of shapes (d, k): the digit-sum head's scores."""
@@ -205,20 +197,23 @@ def check_9_7(head1):
         if Wq.ndim != 2 or Wq.shape[0] != d or Wk.shape != Wq.shape:
             raise Finding(f'{where}: Wq and Wk must both have shape ({d}, k); got {Wq.shape} '
                           f'and {Wk.shape}')
+        V = 3.0 * np.eye(d)[None, :, [adder.layout['NUM'].start]]     # head 1's value: 3 NUM
         for ops in [[10 ** n_max - 1] * m_max, [0] * m_max, [int(rng.integers(0, 10))]] + [
                 C.random_operands(_fresh(rng, m_max), _fresh(rng, n_max), rng=rng)
                 for _ in range(3)]:
             seq = adder.tokens(ops)[:-1]
             seen = adder.trace(seq)               # the chapter's head 1 writes PRE_SUM
             want = seen.resid_mid[0][:, adder.layout['PRE_SUM'].start]
-            with np.errstate(all='ignore'):
-                got, weights = _pre_sum(seen.resid_pre[0], Wq, Wk, adder.layout['NUM'].start)
+            with np.errstate(all='ignore'):       # your head 1, run by the book's attention
+                got, weights = self_attn(seen.resid_pre[0], Wq[None], Wk[None], V,
+                                         np.ones((1, 1, 1)), causal_mask(len(seq)),
+                                         return_weights=True)
             for q in range(seq.index(C.TOKEN_ID['=']), len(seq)):
-                if not abs(got[q] - want[q]) <= 0.01:
-                    keys = np.flatnonzero(weights[q] > 0.05).tolist()
+                if not abs(got[q, 0] - want[q]) <= 0.01:
+                    keys = np.flatnonzero(weights[0, q] > 0.05).tolist()
                     raise Finding(f'{where}, operands {ops}, query position {q}: PRE_SUM = '
-                                  f'{got[q]:.3f}, attending to {keys}, is more than 0.01 off the '
-                                  f'chapter\'s head 1 (BOS and the digits with level-1 ID one '
+                                  f'{got[q, 0]:.3f}, attending to {keys}, is more than 0.01 off '
+                                  f'the chapter\'s head 1 (BOS and the digits with level-1 ID one '
                                   f'larger, level-2 ID one smaller)', (ops, q))
     return Passed('PRE_SUM within 0.01 of the chapter\'s head (run by the book\'s attention) at '
                   'every response position of 24 problems, 4 code widths, lam in [15, 30] and in '
@@ -297,8 +292,7 @@ def check_9_9(weights):
 def check_9_10(weights):
     """``(M1, b1, M2, b2)``, <= 80 ReLUs: (PRE_SUM, PRE_CARRY, NUM) -> an exact one-hot digit."""
     run, units = _relu_mlp(weights, 3, 10, 80, 'your digit MLP')
-    S, prev, cin = (a.ravel() for a in np.meshgrid(np.arange(19), np.arange(19), (0, 1),
-                                                    indexing='ij'))
+    S, prev, cin = np.indices((19, 19, 2)).reshape(3, -1)    # pair sum, previous, carry in
     t = 0.15                        # five fixed offsets of PRE_SUM, and one drawn per case
     offsets = [np.full(S.shape, f * t) for f in (-1, -0.5, 0, 0.5, 1)]
     offsets.append(T.fresh_rng().uniform(-t, t, size=S.shape))

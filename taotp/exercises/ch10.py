@@ -1,11 +1,10 @@
 """Checkers for Chapter 10, Selective Induction Heads.
 
-10.2, 10.3, 10.4 and 10.6 hand in blocks of the paper's disentangled transformer, run beside
-the reference construction.  Each puzzle tries one visible case (the chapter's example),
-then cases drawn from a fresh seed, named as case ``c`` of ``ch10.<name>_cases(seed)``
-(which rebuilds it); a message never shows what was due.  The package functions that answer
-a puzzle are switched off (``refuse``).  10.5's design is judged as given, its letter by a
-digest.
+10.2, 10.3, 10.4 and 10.6 hand in blocks of the paper's disentangled transformer, run beside the
+reference construction.  Each puzzle tries one visible case (the chapter's example), then cases
+drawn from a fresh seed, named as case ``c`` of ``ch10.<name>_cases(seed)`` (which rebuilds it);
+a message never shows what was due.  The package functions that answer a puzzle are switched off
+(``refuse``).  10.5's design is judged as given, its letter by a digest.
 """
 import itertools
 
@@ -35,9 +34,8 @@ def _lag_set(rng, kind):
         return tuple(range(kmin, kmin + int(rng.integers(1, 7))))
     if kind == 'one lag':
         return int(rng.integers(1, 6)),
-    chosen = rng.choice(np.arange(2 if kind == 'kmin > 1' else 1, 9), int(rng.integers(1, 6)),
-                        replace=False)
-    return tuple(sorted(int(k) for k in chosen))
+    return tuple(sorted(int(k) for k in rng.choice(np.arange(2 if kind == 'kmin > 1' else 1, 9),
+                                                   int(rng.integers(1, 6)), replace=False)))
 
 
 def _draw(seed, kinds, T_top, S_top=5, n_seq=2, T_low=lambda lags: lags[-1] + 1):
@@ -50,8 +48,7 @@ def _draw(seed, kinds, T_top, S_top=5, n_seq=2, T_low=lambda lags: lags[-1] + 1)
             int(rng.integers(T_low(lags), T_top + 1))
         S = S_top if kind == 'T = 1000' else int(rng.integers(2, S_top + 1))  # long: underflows
         P = sel.transition_matrix(S, rng)                     # a product of probabilities
-        cases.append((P, lags, T, [sel.sample_sequence(P, lags, T, rng)[0]
-                                   for _ in range(n_seq)]))
+        cases.append((P, lags, T, [sel.sample_sequence(P, lags, T, rng)[0] for _ in range(n_seq)]))
     return cases
 
 
@@ -352,8 +349,7 @@ def check_10_5(answer):
         raise Finding(f"'classes' must be a list of lists of residues; got "
                       f'{tk.short(classes)}') from None
     if not 1 <= len(classes) <= 3:
-        raise Finding(f'budget: at most 3 heads (the fallback needs 5); got {len(classes)} '
-                      f'classes')
+        raise Finding(f'budget: at most 3 heads (the fallback needs 5); got {len(classes)} classes')
     if sorted(r for c in classes for r in c) != list(range(period)):
         raise Finding(f'the classes must split the residues 0..{period - 1} (each exactly once) '
                       f'so that every token is used; got {classes}')
@@ -477,8 +473,7 @@ PUZZLES = [
            'at most K heads', refuse={**BUILDERS, SEL + 'plan_heads': 'choose the classes '
                                       'yourself'}),
     Puzzle('10.4', 'The selection block of layer 3', 'checked', check_10_4, refuse=BUILDERS),
-    Puzzle('10.5', 'Fewer heads for the lag set {3,5,7}', 'checked', check_10_5,
-           'at most 3 heads'),
+    Puzzle('10.5', 'Fewer heads for the lag set {3,5,7}', 'checked', check_10_5, 'at most 3 heads'),
     Puzzle('10.6', 'One head for two lags (corrected App. H)', 'checked', check_10_6, '1 head',
            refuse={**BUILDERS, SEL + 'plan_heads': 'choose the mask yourself',
                    SEL + 'pair_evidence_block': 'build the layer-3 block yourself'}),

@@ -138,11 +138,10 @@ def check_12_1(params):
                        pred.tolist(), 'these are its 4 answer digits, each predicted with the '
                        'right digits before it fed back; they do not spell the sum',
                        prompts[k].tolist())
-    return _verdict(params, 'total', ADDER,
-                    f'{len(pairs):,} sums of two 3-digit numbers (every pair of numbers with '
-                    f'digits in 0, 1, 8, 9; x + (999 - x), x + (1000 - x), x + 999 and '
-                    f'999 + x for every x; the record\'s carry chains; {ADDER_DRAWN:,} pairs '
-                    f'drawn afresh)', _adderboard_count(params))
+    return _verdict(params, 'total', ADDER, f'{len(pairs):,} sums of two 3-digit numbers (every '
+                    f'pair of numbers with digits in 0, 1, 8, 9; x + (999 - x), x + (1000 - x), '
+                    f'x + 999 and 999 + x for every x; the record\'s carry chains; '
+                    f'{ADDER_DRAWN:,} pairs drawn afresh)', _adderboard_count(params))
 
 
 # ----------------------------------------------------------------------------- Sort
@@ -175,8 +174,7 @@ def check_12_2(params):
     params = _program(params, SORT_V, SORT_BLOCK, 'the numbers', '64 numbers, the 0, 63 fed back',
                       layers=1)
     _at_most_record(params, 'total', 'sort-65536')
-    inputs = large_vocab_sort_inputs(SORT_V, np.random.default_rng(1202), count=6,
-                                     length=SORT_LEN)
+    inputs = large_vocab_sort_inputs(SORT_V, np.random.default_rng(1202), count=6, length=SORT_LEN)
     inputs.append(list(range(SORT_V - 1, SORT_V - 1 - SORT_LEN, -1)) + [0])
     rng = tk.fresh_rng()
     inputs += large_vocab_sort_inputs(SORT_V, rng, count=4, length=SORT_LEN)[-4:]
@@ -185,11 +183,10 @@ def check_12_2(params):
     drawn = rng.permutation(np.arange(1, SORT_V))[:SORT_DRAWN * SORT_LEN].reshape(SORT_DRAWN, -1)
     inputs += [row.tolist() + [0] for row in drawn]
     _sort_answers(params, inputs)
-    return _verdict(params, 'total', 'sort-65536',
-                    f'{len(inputs)} inputs of up to {SORT_LEN} numbers from 1..{SORT_V - 1:,} '
-                    f'sorted (both ends, runs of neighbours where codes part at every position, '
-                    f'powers of two, 6 fixed sets; 4 sets and {SORT_DRAWN * SORT_LEN:,} '
-                    f'distinct numbers drawn afresh)')
+    return _verdict(params, 'total', 'sort-65536', f'{len(inputs)} inputs of up to {SORT_LEN} '
+                    f'numbers from 1..{SORT_V - 1:,} sorted (both ends, runs of neighbours where '
+                    f'codes part at every position, powers of two, 6 fixed sets; 4 sets and '
+                    f'{SORT_DRAWN * SORT_LEN:,} distinct numbers drawn afresh)')
 
 
 @checker('12.3')
@@ -204,10 +201,9 @@ def check_12_3(params):
     inputs += [rng.choice(numbers, size=int(rng.integers(3, SMALL_V)), replace=False).tolist()
                + [0] for _ in range(400)]
     _sort_answers(params, inputs)
-    return _verdict(params, 'non-zero', 'sort-28-sparse',
-                    f'{len(inputs):,} inputs over 1..27 sorted (every number alone, every ordered '
-                    f'pair, all 27 increasing, decreasing and in 4 orders drawn afresh, 400 sets '
-                    f'drawn afresh)')
+    return _verdict(params, 'non-zero', 'sort-28-sparse', f'{len(inputs):,} inputs over 1..27 '
+                    f'sorted (every number alone, every ordered pair, all 27 increasing, '
+                    f'decreasing and in 4 orders drawn afresh, 400 sets drawn afresh)')
 
 
 # ----------------------------------------------------------------------------- Lookup
@@ -233,8 +229,7 @@ def _lookup_right(params, ks, vs, vocab, name, rng):
     prefix cut from other keys: a program right only when the key sits at the start or at
     the end of the block fails."""
     longest = LOOKUP_BLOCK - ks.shape[1]
-    asks = [(n, 'random') for n in range(longest + 1)] + [(longest, 'keys')]
-    for length, mode in asks:
+    for length, mode in [(n, 'random') for n in range(longest + 1)] + [(longest, 'keys')]:
         q = lookup_queries(ks, length, vocab, rng=rng, mode=mode)
         got = tk.run_program(lambda: last_token_argmax(q, params), on=name)
         bad = np.flatnonzero(got != vs)
@@ -299,9 +294,8 @@ def check_12_5(params):
         i, j = (int(v) for v in prompts[bad[0]])
         raise tk.wrong(f'input [{i}, {j}]', int(got[bad[0]]), f'the answer is ({i} + {j}) % 10',
                        [i, j])
-    return _verdict(params, 'non-zero', 'mod-1-digit-attention',
-                    'all 100 prompts [i, j] answered (i + j) % 10 at the last position, one '
-                    'layer, MLP off')
+    return _verdict(params, 'non-zero', 'mod-1-digit-attention', 'all 100 prompts [i, j] '
+                    'answered (i + j) % 10 at the last position, one layer, MLP off')
 
 
 PUZZLES = [

@@ -113,8 +113,7 @@ def code_copy(code, table):
     if not table:
         return None
     for inner in _codes(code):                  # whatever its name (any name can be given)
-        found = match(instructions(inner.co_code), table)
-        if found:
+        if found := match(instructions(inner.co_code), table):
             return found
     return None
 
@@ -128,10 +127,8 @@ def refused_copy(answer_bytes, refused):
         for _, arg, _ in pickletools.genops(answer_bytes):
             if isinstance(arg, str):                # bytecode may travel as text
                 arg = arg.encode('latin-1', 'ignore')
-            if isinstance(arg, bytes):
-                found = match(instructions(arg), table)
-                if found:
-                    return found
+            if isinstance(arg, bytes) and (found := match(instructions(arg), table)):
+                return found
     except Exception:           # unreadable bytes: the worker will say what is wrong
         return None
     return None

@@ -47,12 +47,11 @@ def martingales(logits, probs, drawn):
       sums to R^2 minus its variance (a temperature that changes from run to run).
 
     Returns ``(sums, variances, chances, masses)``; the last two per bin, for messages."""
-    steps = drawn.shape[1]
     z = logits / np.maximum(np.ptp(logits, axis=-1, keepdims=True), 1e-12)
     y = z - (probs * z).sum(-1, keepdims=True)                     # every token's y
     pick = lambda a: np.take_along_axis(a, drawn[..., None], -1)[..., 0]  # noqa: E731
     before = np.cumsum(pick(y), axis=1) - pick(y)                  # R: the run's y so far
-    spread = (2 * before[..., None] + y) * y / (2 * steps - 1)     # within 1 of its mean
+    spread = (2 * before[..., None] + y) * y / (2 * drawn.shape[1] - 1)   # within 1 of its mean
     hit = np.eye(probs.shape[-1])[drawn]
     in_bin = np.minimum((probs * BINS).astype(int), BINS - 1)[..., None] == np.arange(BINS)
     q = (probs[..., None] * in_bin).sum(-2)                        # (..., BINS): the law's mass

@@ -8,6 +8,7 @@ fresh worker (``worker``) that loads the answer and sends it back as plain data 
 limit, the whole check within a budget), kills the worker and sends the verdict back.
 Messages are read with ``wire.loads`` (no globals), so none can make the judge run code.
 """
+import contextlib
 import os
 import select
 import signal
@@ -17,6 +18,7 @@ import subprocess
 import sys
 import time
 import traceback
+from pathlib import Path
 
 from . import wire
 from .result import Finding
@@ -40,12 +42,12 @@ class AnswerRaised(Finding):
 
 # ----------------------------------------------------------------------------- processes
 
-def _spawn(role, fd, **popen):
+def _spawn(role, fd):
     env = dict(os.environ, OPENBLAS_NUM_THREADS='1', OMP_NUM_THREADS='1', MKL_NUM_THREADS='1')
     return subprocess.Popen([sys.executable, '-m', 'taotp.exercises.worker', role, str(fd)],
                             pass_fds=(fd,), stdin=subprocess.DEVNULL,
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env,
-                            start_new_session=True, **popen)
+                            start_new_session=True)
 
 
 class Workers:
@@ -94,17 +96,10 @@ class Workers:
     def close(self):
         if self.zygote is not None:
             self.control.close()
-            try:
+            with contextlib.suppress(OSError, subprocess.TimeoutExpired):
                 self.zygote.kill()
                 self.zygote.wait(5)
-            except (OSError, subprocess.TimeoutExpired):
-                pass
         self.zygote, self.ready = None, False
-
-
-def _read(path):
-    with open(path) as f:
-        return f.read()
 
 
 class Worker:
@@ -114,18 +109,13 @@ class Worker:
     def cpu_seconds(self):
         """CPU time of the worker so far (Linux), else None: the larger of ``stat`` (every
         thread ever run, in clock ticks) and ``schedstat`` (exact, only live threads)."""
-        readings = []
-        try:
-            tasks = os.listdir(f'/proc/{self.pid}/task')
-            readings.append(sum(int(_read(f'/proc/{self.pid}/task/{t}/schedstat').split()[0])
-                                for t in tasks) / 1e9)
-        except (OSError, ValueError, IndexError):
-            pass
-        try:
-            fields = _read(f'/proc/{self.pid}/stat').rsplit(')', 1)[1].split()
+        proc, readings = Path(f'/proc/{self.pid}'), []
+        with contextlib.suppress(OSError, ValueError, IndexError):
+            readings.append(sum(int((task / 'schedstat').read_text().split()[0])
+                                for task in (proc / 'task').iterdir()) / 1e9)
+        with contextlib.suppress(OSError, ValueError, IndexError):
+            fields = (proc / 'stat').read_text().rsplit(')', 1)[1].split()
             readings.append((int(fields[11]) + int(fields[12])) / os.sysconf('SC_CLK_TCK'))
-        except (OSError, ValueError, IndexError):
-            pass
         return max(readings) if readings else None
 
     def kill(self):
@@ -133,18 +123,14 @@ class Worker:
             return
         self.dead = True
         self.channel.close()
-        for kill, target in ((getattr(os, 'killpg', None), self.pid), (os.kill, self.pid)):
-            try:
-                if kill is not None:
-                    kill(target, signal.SIGKILL)
-                    break
-            except OSError:
-                continue
+        try:
+            os.killpg(self.pid, signal.SIGKILL)
+        except (AttributeError, OSError):       # no os.killpg, or no such group: the process
+            with contextlib.suppress(OSError):
+                os.kill(self.pid, signal.SIGKILL)
         if self.process is not None:
-            try:
+            with contextlib.suppress(subprocess.TimeoutExpired):
                 self.process.wait(5)
-            except subprocess.TimeoutExpired:
-                pass
 
 
 # ----------------------------------------------------------------------------- one check
@@ -156,7 +142,7 @@ class Session:
 
     def __init__(self, worker, deadline, call_seconds=CALL_SECONDS):
         self.worker, self.deadline, self.call_seconds = worker, deadline, call_seconds
-        self.output, self.last_cpu, self.last_wall, self.calls = [], None, None, 0
+        self.output, self.last_cpu, self.last_wall = [], None, None
 
     def load(self, answer_bytes, policy):
         wire.send(self.worker.channel, ('load', answer_bytes, policy))
@@ -185,7 +171,6 @@ class Session:
         self.last_wall = time.perf_counter() - start
         cpu_after = self.worker.cpu_seconds()
         self.last_cpu = None if None in (cpu_before, cpu_after) else cpu_after - cpu_before
-        self.calls += len(calls)
         if type(values) is not list or len(values) != len(calls):
             self.worker.kill()
             raise Finding('the process running your answer sent a malformed message')

@@ -16,9 +16,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..chapters import STEMS as CHAPTERS  # number -> notebook stem
 from .result import Finding, Passed
-
-from ..chapters import STEMS as CHAPTERS  # noqa: E402  (number -> notebook stem)
 
 KINDS = ('checked', 'train', 'reflect')
 
@@ -73,13 +72,11 @@ def run_check(workers, puzzle, answer, options=None, call_seconds=None, sys_path
     if found:
         return {'passed': False, 'message': f'your answer holds a copy of the code of {found}, '
                 f'which this puzzle switches off: {row.refuse[found]}'}
-    limit = judge.CALL_SECONDS if not call_seconds else min(float(call_seconds),
-                                                            judge.CALL_SECONDS)
+    limit = min(float(call_seconds), judge.CALL_SECONDS) if call_seconds else judge.CALL_SECONDS
     session = judge.Session(workers.new(), start + seconds, limit)
     policy = {'sys_path': [str(p) for p in sys_path], 'cwd': str(cwd), 'refused': dict(row.refuse),
               'memory_bytes': judge.MEMORY_BYTES, 'cpu_seconds': seconds + 5,
               'progress': progress}
-    verdict = {'passed': False}
     try:
         with toolkit.time_limit(seconds + 2):
             try:
@@ -101,10 +98,8 @@ def run_check(workers, puzzle, answer, options=None, call_seconds=None, sys_path
         verdict = {'message': f'the check did not finish within its {seconds} s budget: your '
                               f'answer (or the program it returned) is too slow or too large'}
     except TypeError as exc:
-        if options and 'keyword' in str(exc):
-            verdict = {'message': f'puzzle {puzzle} has no option {sorted(options)[0]!r}'}
-        else:
-            verdict = _bug(exc)
+        verdict = {'message': f'puzzle {puzzle} has no option {sorted(options)[0]!r}'} \
+            if options and 'keyword' in str(exc) else _bug(exc)
     except Exception as exc:      # a checker tripped over a strange answer: reported
         verdict = _bug(exc)
     finally:

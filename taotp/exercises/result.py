@@ -38,8 +38,7 @@ class CheckResult:
     __repr__ = __str__
 
     def _ipython_display_(self):
-        # check() already printed the line; displaying it again would duplicate it.
-        pass
+        """Nothing: check() already printed the line; displaying it again would duplicate it."""
 
 
 class Finding(Exception):

@@ -7,6 +7,7 @@ later wrong answer never turns "solved" back into "not yet".  The file is
 folder (``$XDG_DATA_HOME`` or ``~/.local/share``); on Colab it lasts as long
 as the runtime.
 """
+import contextlib
 import datetime
 import json
 import os
@@ -48,15 +49,12 @@ def record(puzzle_id, passed):
     """Add one verdict: the first PASS is kept with its date, the latest attempt beside it."""
     table = load()
     today = datetime.date.today().isoformat()
-    row = table.get(puzzle_id, {'solved': None})
+    row = table.setdefault(puzzle_id, {'solved': None})
     if passed and not row.get('solved'):
         row['solved'] = today
     row['latest'], row['latest_at'] = ('solved' if passed else 'not yet'), today
-    table[puzzle_id] = row
     path = progress_file()
-    try:
+    with contextlib.suppress(OSError):      # a read-only home must not break a notebook
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(json.dumps({'version': VERSION, 'puzzles': table}, indent=1,
                                    sort_keys=True))
-    except OSError:           # a read-only home must not break a notebook
-        pass
