@@ -70,3 +70,18 @@ def returns(value):
     def answer(*args, **kwargs):
         return value
     return answer
+
+
+class ShowsAnother(dict):
+    """A params dict whose reads (``d[k]``, ``keys``) show one program while its storage
+    (what ``**d``, ``dict(d)`` and pickling copy) holds another."""
+
+    def __init__(self, runs, shows):
+        super().__init__(runs)
+        self.shows = shows
+
+    def __getitem__(self, key):
+        return self.shows[key]
+
+    def keys(self):
+        return self.shows.keys()

@@ -31,7 +31,6 @@ import os
 import shutil
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
@@ -292,7 +291,7 @@ def _drag_live_slider(kernel, env):
     km, kc = start_new_kernel(kernel_name=kernel, env=env)
     try:
         msg_id = kc.execute(LIVE)
-        models, reply = {}, None
+        models = {}
         while True:
             msg = kc.get_iopub_msg(timeout=60)
             if msg['msg_type'] == 'comm_open':

@@ -54,7 +54,7 @@ import types
 
 import numpy as np
 import pytest
-from checking import SHORT, NeverArray, fails, never_names, passes, verdict
+from checking import SHORT, NeverArray, ShowsAnother, fails, never_names, passes, verdict
 
 import taotp
 from solutions import answer
@@ -80,20 +80,6 @@ class _PythonAdder:
 
     def generate(self, operands):
         return list(str(sum(operands))[::-1] + '$'), sum(operands)
-
-
-class ShowsAnother(dict):
-    """Reads (``d[k]``, ``keys``) show one program; ``**d`` and ``dict(d)`` hand over another."""
-
-    def __init__(self, runs, shows):
-        super().__init__(runs)
-        self.shows = shows
-
-    def __getitem__(self, key):
-        return self.shows[key]
-
-    def keys(self):
-        return self.shows.keys()
 
 
 def _with_layer(params):

@@ -1,5 +1,4 @@
 """taotp.lookup.figures: every draw function draws, the explorer's two views agree."""
-import numpy as np
 import pytest
 
 import taotp

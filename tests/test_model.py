@@ -77,7 +77,6 @@ def test_trace_records_every_sublayer(rng):
 def test_multi_level_positions_add_one_row_per_table(rng):
     params = taotp.random_params(rng, n_layers=1, block_size=6)
     second = rng.normal(size=(4, 8))
-    base = taotp.model.embed([1, 2], params['tok_emb'], params['pos_emb'])
     multi = taotp.model.embed([1, 2], params['tok_emb'], [params['pos_emb'], second],
                               positions=[np.array([3, 5]), np.array([0, 2])])
     np.testing.assert_allclose(multi, params['tok_emb'][[1, 2]] + params['pos_emb'][[3, 5]]

@@ -1,5 +1,4 @@
 """Every program of the catalogue: it builds, its size matches the source, its examples decode."""
-import numpy as np
 import pytest
 
 import taotp
