@@ -18,17 +18,21 @@
 #
 # [![Open in Colab](https://colab.research.google.com/assets/colab-badge.svg)](https://colab.research.google.com/github/taotp/taotp-book/blob/main/exercises/12_records.ipynb)
 #
-# One puzzle per row of the chapter's table: build a program for the same task that is *no
-# larger* than the record. Your answer is sent to a separate process, which reads its arrays
-# as plain numbers, measures the size that counts for that row (all parameters, or the
-# non-zero ones, with the book's census: layer norms not counted, an untied `out_emb`
+# One puzzle per row of the chapter's table: build a program for the same task that is
+# *smaller* than the record. Your answer is sent to a separate process, which reads its
+# arrays as plain numbers, measures the size that counts for that row (all parameters, or
+# the non-zero ones, with the book's census: layer norms not counted, an untied `out_emb`
 # counted), refuses a program larger than the record before running anything, and then runs
 # it with the package's own forward pass on the inputs the record is verified on, plus
-# inputs drawn afresh on every check. A correct program no larger than the record passes,
-# and the line says whether it ties the record or beats it, and by how much. A tie is a
-# PASS that says only that: the judge cannot tell a tie you built from the record's own
-# program, which the package builds, so only beating the record proves a new program. A
-# NOT YET names the first input that broke and what your program printed there.
+# inputs drawn afresh on every check. A correct program with fewer parameters passes, and
+# the line says by how much it beats the record. A correct program of exactly the record's
+# size gets a NOT YET that says it ties: the record's own program, which the package
+# builds, does that much, so a tie proves nothing new. A NOT YET for a wrong program names
+# the first input that broke and what your program printed there.
+#
+# Puzzles 12.1 to 12.4 are **open**: nobody has beaten these records yet (the solutions
+# notebook shows each record tying itself), so a PASS there is a new record for the book.
+# Puzzle 12.5's record can be beaten, and its solution shows one way.
 #
 # Two rules hold for every puzzle: the architecture is the book's, unmodified, and every
 # layer norm stays at $\gamma = 1$, $\beta = 0$ (they are not counted, so weights hidden
@@ -46,12 +50,12 @@ from taotp.exercises import check, progress
 
 
 # %% [markdown]
-# ## Puzzle 12.1 · Beat the compact decimal adder (budget: the record's parameters)
+# ## Puzzle 12.1 · Beat the compact decimal adder (budget: fewer than the record's parameters)
 #
 # Add two 3-digit numbers in the book's format: the prompt is `[a digits, 10, b digits,
 # 11]`, most significant digit first and zero padded, and greedy decoding prints the four
 # digits of the sum. The record is `taotp.build_compact_addition_transformer(3)`; your
-# program may have at most as many parameters in all. The checker tries every pair of
+# program must have fewer parameters in all. The checker tries every pair of
 # numbers whose digits are 0, 1, 8 or 9 (every way a carry is born, passed on and
 # stopped), x + (999 - x), x + (1000 - x), x + 999 and 999 + x for every x, the record's
 # carry chains, and 43,000 pairs drawn afresh on every check. The PASS line also gives your
@@ -65,10 +69,10 @@ check('12.1', build_adder())
 
 
 # %% [markdown]
-# ## Puzzle 12.2 · Beat the Sort record at V = 65,536 (budget: 1 layer, the record's parameters)
+# ## Puzzle 12.2 · Beat the Sort record at V = 65,536 (budget: 1 layer, fewer than the record's parameters)
 #
 # Sort distinct numbers from 1 to 65,535 followed by the terminator 0, as in Chapter 5,
-# with one layer (any number of heads, MLP allowed) and at most as many parameters as
+# with one layer (any number of heads, MLP allowed) and fewer parameters than
 # `taotp.build_large_vocab_sort_transformer(65_536, 128)`. Use a block size of at least
 # 128: the checker sorts up to 64 numbers, among them both ends of the range, runs of
 # neighbours placed where the record finds its decisions hardest, powers of two and six
@@ -85,10 +89,10 @@ check('12.2', build_big_sort())
 
 
 # %% [markdown]
-# ## Puzzle 12.3 · Beat the Sort record at n = 28 (budget: the record's non-zero parameters)
+# ## Puzzle 12.3 · Beat the Sort record at n = 28 (budget: fewer than the record's non-zero parameters)
 #
-# Sort distinct numbers from 1 to 27 followed by 0, with at most as many non-zero
-# parameters as the record (`from taotp.programs import CATALOGUE`, then
+# Sort distinct numbers from 1 to 27 followed by 0, with fewer non-zero parameters than
+# the record (`from taotp.programs import CATALOGUE`, then
 # `CATALOGUE['sort-28-sparse'].build()`: Chapter 12 found it by searching moves that change
 # no score; the book's own Sort of Chapter 5 needs 184). Any shape is allowed; use a block
 # size of at least 54. The checker sorts every number alone, every ordered pair, all 27
@@ -103,14 +107,14 @@ check('12.3', build_small_sort())
 
 
 # %% [markdown]
-# ## Puzzle 12.4 · Beat the universal Lookup Table (budget: the record's parameters at 1,000 entries)
+# ## Puzzle 12.4 · Beat the universal Lookup Table (budget: fewer than the record's parameters at 1,000 entries)
 #
 # Write a *builder* `build(ks, vs, vocab_size, block_size) -> params` with the prompt and
 # answer convention of Chapter 3 (a prompt ending in a key is answered with the key's
 # value, whatever comes before the key) that is right for **every** table, and whose
 # program for Chapter 3's 1,000-entry table (keys of 5 tokens over a vocabulary of 10,
-# `taotp.lookup.random_lookup_table(1000, 5, 10, rng=0)`) at block size 16 has at most as
-# many parameters as the record's at the same size. Every key is asked alone, behind random
+# `taotp.lookup.random_lookup_table(1000, 5, 10, rng=0)`) at block size 16 has fewer
+# parameters than the record's at the same size. Every key is asked alone, behind random
 # prefixes and behind prefixes made of other keys; the checker also builds programs, at
 # block size 16, for XOR, for keys of 12 tokens that differ only in the first (or only in
 # the last) token, and for a random table, and asks their keys the same way. The random
@@ -125,11 +129,11 @@ check('12.4', build_lookup)
 
 
 # %% [markdown]
-# ## Puzzle 12.5 · Beat the attention-only adder of puzzle 6.12 (budget: 1 layer, no MLP, the record's non-zero parameters)
+# ## Puzzle 12.5 · Beat the attention-only adder of puzzle 6.12 (budget: 1 layer, no MLP, fewer than the record's non-zero parameters)
 #
 # Answer `[i, j]` with `(i + j) % 10` for all 100 pairs of digits, at the last position,
-# with one layer whose MLP is off (`M1`, `b1`, `M2` all zero; `b2` may stay), and at most as
-# many non-zero parameters as `taotp.build_attention_only_mod_transformer()`.
+# with one layer whose MLP is off (`M1`, `b1`, `M2` all zero; `b2` may stay), and fewer
+# non-zero parameters than `taotp.build_attention_only_mod_transformer()`.
 
 # %%
 def build_attention_adder():

@@ -7,11 +7,11 @@ program printed, never a count of wrong inputs.
 
 | id | what is checked (solved means) | wrong answers tried (each a test below) |
 |---|---|---|
-| 12.1 | a program with vocabulary >= 12 and block >= 11, layer norms at their defaults and at most the compact record's parameters (3 digits) adds 50,871 pairs of 3-digit numbers in the book's format: every pair of numbers with digits in 0, 1, 8, 9, x + (999 - x), x + (1000 - x), x + 999 and 999 + x for every x, the record's carry chains, and 43,000 pairs drawn afresh; the PASS line adds AdderBoard's unique-parameter count | the book's adder (too large); the record with its final write weakened (wrong carries); a shift hidden in the final layer norm; an extra unused head (too large) |
-| 12.2 | a one-layer program with vocabulary >= 65,536, block >= 128, default layer norms and at most the record's parameters sorts 88 inputs of up to 64 numbers: both ends, runs of neighbours where the codes part at every position, powers of two, 6 fixed sets, 4 sets and 1,536 distinct numbers drawn afresh | the book's Sort (vocabulary 28); the record with block 130 (48 parameters over); a second layer; heads that no longer outweigh the shallower ones (wrong); a shift in the final layer norm |
-| 12.3 | a program with vocabulary >= 28, block >= 54, default layer norms and at most the record's non-zero parameters sorts 1,135 inputs over 1..27: every number alone, every ordered pair, the 27 numbers in 6 orders (4 drawn afresh), 400 sets drawn afresh | the book's Sort (184 non-zero); the compact design at 29 (3 over); the query map pushed too far (wrong); a block of 40; arrays given as lists (counted the same) |
-| 12.4 | a builder ``build(ks, vs, vocab_size, block_size)`` whose program for Chapter 3's 1,000-entry vocab-10 table at block 16 has at most the record's parameters, and whose programs at block 16 answer every key of that table, of XOR, of 50 keys of 12 tokens differing only in the first or only in the last token, and of a random table drawn afresh, alone, behind random prefixes of every length and behind prefixes of other keys | the book's fitted construction; a builder that always returns the 1,000-entry record (wrong on XOR); one that ignores block_size; one that raises; one one size too large; one that scrambles the arrays it is given (harmless: they are the worker's copies) |
-| 12.5 | a one-layer program with vocabulary >= 10, MLP off (M1, b1, M2 zero), default layer norms and at most the record's non-zero parameters answers all 100 prompts [i, j] with (i + j) % 10 | the book's single-digit adder (MLP on); the record with a head removed (wrong); a second layer; a shift in the final layer norm |
+| 12.1 | a program with vocabulary >= 12 and block >= 11, layer norms at their defaults and fewer than the compact record's parameters (3 digits) adds 50,871 pairs of 3-digit numbers in the book's format: every pair of numbers with digits in 0, 1, 8, 9, x + (999 - x), x + (1000 - x), x + 999 and 999 + x for every x, the record's carry chains, and 43,000 pairs drawn afresh; the PASS line adds AdderBoard's unique-parameter count | the book's adder (too large); the record with its final write weakened (wrong carries); a shift hidden in the final layer norm; an extra unused head (too large) |
+| 12.2 | a one-layer program with vocabulary >= 65,536, block >= 128, default layer norms and fewer than the record's parameters sorts 88 inputs of up to 64 numbers: both ends, runs of neighbours where the codes part at every position, powers of two, 6 fixed sets, 4 sets and 1,536 distinct numbers drawn afresh | the book's Sort (vocabulary 28); the record with block 130 (48 parameters over); a second layer; heads that no longer outweigh the shallower ones (wrong); a shift in the final layer norm |
+| 12.3 | a program with vocabulary >= 28, block >= 54, default layer norms and fewer than the record's non-zero parameters sorts 1,135 inputs over 1..27: every number alone, every ordered pair, the 27 numbers in 6 orders (4 drawn afresh), 400 sets drawn afresh | the book's Sort (184 non-zero); the compact design at 29 (3 over); the query map pushed too far (wrong); a block of 40; arrays given as lists (counted the same) |
+| 12.4 | a builder ``build(ks, vs, vocab_size, block_size)`` whose program for Chapter 3's 1,000-entry vocab-10 table at block 16 has fewer than the record's parameters, and whose programs at block 16 answer every key of that table, of XOR, of 50 keys of 12 tokens differing only in the first or only in the last token, and of a random table drawn afresh, alone, behind random prefixes of every length and behind prefixes of other keys | the book's fitted construction; a builder that always returns the 1,000-entry record (wrong on XOR); one that ignores block_size; one that raises; one one size too large; one that scrambles the arrays it is given (harmless: they are the worker's copies) |
+| 12.5 | a one-layer program with vocabulary >= 10, MLP off (M1, b1, M2 zero), default layer norms and fewer than the record's non-zero parameters answers all 100 prompts [i, j] with (i + j) % 10 | the book's single-digit adder (MLP on); the record with a head removed (wrong); a second layer; a shift in the final layer norm |
 
 Red team (attacks written from the checker source alone; each must fail):
 
@@ -24,7 +24,8 @@ Red team (attacks written from the checker source alone; each must fail):
 | 6 probes | a lookup right only with the key alone or behind a full prefix | 12.4 | every prefix length that fits, and prefixes made of other keys |
 | 6 probes | a Sort broken on 1 % of the numbers, tuned to the fixed inputs | 12.2 | 1,536 distinct numbers drawn afresh on every check |
 | 6 probes | a dict that shows one program and runs another | 12.5 | only plain data crosses: what is counted is what runs |
-| - | the record's own program, or the record minus its dead weights (V/P columns no head reads) | 12.1-12.5 | **passes** (round 4): a tie says so in its PASS line; a trimmed record is a smaller program that computes the same, so it does beat the record (CONTRIBUTING) |
+| 3 before | the record's own program, built by the package (round 4 found that it passed as a tie) | 12.1-12.5 | a tie is a NOT YET that says so: only a smaller program passes, and 12.1-12.4 are open (no answer is known to pass) |
+| - | the record minus weights no input needs (12.5: 50 entries zeroed by a greedy prune) | 12.5 | **passes**, rightly: a smaller program that is right on every input beats the record; it is 12.5's reference |
 
 Classes 4 (training) and 5 (the KV cache) have no puzzle in this chapter.  References, shared
 garbage and the contract are tested for every checker in ``tests/test_checker_contract.py``;
@@ -46,7 +47,8 @@ from taotp.exercises.ch12 import PUZZLES, adder_pairs, record_size
 from taotp.lookup import build_universal_lookup_transformer
 from taotp.programs import CATALOGUE
 
-CHECKED = [p.id for p in PUZZLES if p.kind == 'checked']
+CHECKED = [p.id for p in PUZZLES if p.kind in ('checked', 'open')]
+OPEN = [p.id for p in PUZZLES if p.kind == 'open']
 COUNTS = re.compile(r'\d+ of (the )?[\d,]+ (inputs|prompts|keys|wrong)')
 
 
@@ -78,11 +80,26 @@ EXTRA_GARBAGE = {
 
 def test_puzzle_list():
     assert CHECKED == ['12.1', '12.2', '12.3', '12.4', '12.5']
+    assert OPEN == ['12.1', '12.2', '12.3', '12.4']
 
 
-@pytest.mark.parametrize('puzzle', ['12.3', '12.4', '12.5'])      # 12.1, 12.2: the notebook
-def test_reference_is_the_record_and_ties_it(puzzle):
-    passes(puzzle, answer(puzzle), 'ties the record')
+@pytest.mark.parametrize('puzzle', ['12.3', '12.4'])      # 12.1, 12.2: the notebook's output
+def test_an_open_records_own_program_is_right_and_a_tie_not_a_pass(puzzle):
+    result = fails(puzzle, answer(puzzle), 'is right on all of them', 'a tie')
+    assert 'beats' not in result.message
+
+
+def test_12_5_the_pruned_record_beats_it():
+    passes('12.5', answer('12.5'), '274 non-zero parameters against the record\'s 324',
+           'beats the record by 50')
+    fails('12.5', taotp.build_attention_only_mod_transformer(), 'a tie')
+
+
+def test_a_smaller_program_passes_and_says_by_how_much(monkeypatch):
+    """The PASS path of an open record, in the judge's code: the record made larger."""
+    monkeypatch.setattr(ch12, 'record_size', lambda key: (10 ** 6, 10 ** 6))
+    line = ch12._verdict(answer('12.3'), 'non-zero', 'sort-28-sparse', 'checked').message
+    assert "against the record's 1,000,000: it beats the record by 999,933" in line, line
 
 
 def test_record_sizes_are_the_catalogues():
@@ -120,7 +137,7 @@ def test_12_1_layer_norm_shift_and_extra_head_are_rejected():
     layer = p['layers'][0]
     for name in 'QKVP':
         layer[name] = np.concatenate([layer[name], np.zeros_like(layer[name][:1])])
-    fails('12.1', p, 'the record has', 'beat or match it')
+    fails('12.1', p, 'the record has', 'beat it')
 
 
 # ----------------------------------------------------------------------------- 12.2
@@ -171,7 +188,7 @@ def test_12_3_small_block_and_lists():
                                                                       'least 54')
     p = answer('12.3')
     as_lists = {**p, 'tok_emb': p['tok_emb'].tolist(), 'out_emb': p['out_emb'].tolist()}
-    passes('12.3', as_lists, '67 non-zero')
+    fails('12.3', as_lists, '67 non-zero', 'a tie')
 
 
 # ----------------------------------------------------------------------------- 12.4
@@ -205,7 +222,7 @@ def test_12_4_raising_larger_and_scrambling_builders():
         ks[:] = 0
         vs[:] = 0
         return params
-    passes('12.4', scrambles)
+    fails('12.4', scrambles, 'is right on all of them', 'a tie')
 
 
 # ----------------------------------------------------------------------------- 12.5

@@ -29,7 +29,7 @@ import textwrap
 from . import store as _progress
 from . import toolkit
 from .store import progress_file
-from .registry import CHAPTERS, Puzzle, registry
+from .registry import CHAPTERS, CHECKER_KINDS, Puzzle, registry
 from .result import CheckResult
 
 _ID = re.compile(r'^[1-9][0-9]?\.[1-9][0-9]?$')
@@ -233,7 +233,7 @@ def progress(chapter=None, show_file=False):
     print(f'{"puzzle":<7} {"kind":<8} {"status":<18} title')
     for p in rows:
         row = saved.get(p.id, {})
-        if p.kind != 'checked':
+        if p.kind not in CHECKER_KINDS:
             status = p.kind
         elif row.get('solved'):
             status = f'solved {row["solved"]}'[:18]
@@ -241,9 +241,11 @@ def progress(chapter=None, show_file=False):
             status = row.get('latest') or '-'
         title = textwrap.wrap(p.title, PAGE_WIDTH - 36) or ['']   # the page's width
         print(f'{p.id:<7} {p.kind:<8} {status:<18} ' + f'\n{"":36}'.join(title))
-    checked = [p for p in rows if p.kind == 'checked']
-    done = sum(bool(saved.get(p.id, {}).get('solved')) for p in checked)
-    print(f'{done} of {len(checked)} checked puzzles solved')
+    for kind, done_as in (('checked', 'checked puzzles solved'), ('open', 'open records beaten')):
+        mine = [p for p in rows if p.kind == kind]
+        if mine or kind == 'checked':
+            done = sum(bool(saved.get(p.id, {}).get('solved')) for p in mine)
+            print(f'{done} of {len(mine)} {done_as}')
     print(f'kept in {progress_file()}' if show_file else
           'kept between sessions: see taotp.exercises.progress_file()')
 

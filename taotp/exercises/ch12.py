@@ -2,9 +2,11 @@
 
 Each puzzle runs a program for one row of the chapter's table on the inputs its record is
 verified on plus inputs drawn afresh, and compares its size with the record's, rebuilt from
-the package: PASS needs a correct program no larger than the record (a tie counts).  Sizes
-are the book's census (layer norms not counted, an untied ``out_emb`` counted), so every
-layer norm must stay at gamma = 1, beta = 0.
+the package.  PASS needs a correct program smaller than the record: a tie is what the
+record's own program gets, so it is reported (NOT YET) and not counted.  12.1-12.4 are open
+(kind ``open``: no program is known to beat them); 12.5's record is known to be beatable.
+Sizes are the book's census (layer norms not counted, an untied ``out_emb`` counted), so
+every layer norm must stay at gamma = 1, beta = 0.
 """
 import functools
 
@@ -75,21 +77,23 @@ def _at_most_record(params, metric, key, what='your program'):
     index, name = _METRICS[metric]
     mine, record = _sizes(params)[index], record_size(key)[index]
     if mine > record:
-        raise Finding(f'{what} has {mine:,} {name}; the record has {record:,}: beat or match it '
+        raise Finding(f'{what} has {mine:,} {name}; the record has {record:,}: beat it '
                       f'(nothing was run)')
 
 
 def _verdict(params, metric, key, scope, extra=''):
-    """The PASS line: what was checked, the program's size and shape, and the record's."""
+    """The verdict once every input is right: PASS for a program smaller than the record, a
+    NOT YET that says so for a tie; both give the program's size and shape, and the record's."""
     (index, name), sizes, cfg = _METRICS[metric], _sizes(params), config(params)
     mine, record = sizes[index], record_size(key)[index]
     shape = (f'{cfg["n_layers"]} layer(s), {sum(cfg["n_heads"])} head(s), d_model '
              f'{cfg["d_model"]}, {sizes[0]:,} parameters, {sizes[1]:,} non-zero')
-    margin = ("ties the record (as the record's own program, which the package builds, would: "
-              "one fewer sets a new record)") if mine == record \
-        else f'beats the record by {record - mine:,}'
+    if mine == record:
+        raise Finding(f"{scope}; your program ({shape}) is right on all of them and has {mine:,} "
+                      f"{name}, as many as the record: a tie, which the record's own program "
+                      f'also gets; one fewer sets a new record{extra}')
     return Passed(f'{scope}; your program ({shape}): {mine:,} {name} against the '
-                  f"record's {record:,}: it {margin}{extra}")
+                  f"record's {record:,}: it beats the record by {record - mine:,}{extra}")
 
 
 # ----------------------------------------------------------------------------- addition
@@ -245,7 +249,7 @@ def _lookup_right(params, ks, vs, vocab, name, rng):
 @checker('12.4')
 def check_12_4(build):
     """``build(ks, vs, vocab_size, block_size) -> params`` right on every table tried, and its
-    program for the 1,000-entry vocab-10 table (block 16) no larger than the record's (total)."""
+    program for the 1,000-entry vocab-10 table (block 16) smaller than the record's (total)."""
     if not isinstance(build, tk.Remote):
         raise Finding(f'expected a builder function build(ks, vs, vocab_size, block_size); got '
                       f'{tk.describe(build)}')
@@ -299,14 +303,14 @@ def check_12_5(params):
 
 
 PUZZLES = [
-    Puzzle('12.1', 'Beat the compact decimal adder at 3 digits', 'checked', check_12_1,
-           budget="at most the record's parameters"),
-    Puzzle('12.2', 'Beat the Sort record at V = 65,536', 'checked', check_12_2,
-           budget="1 layer; at most the record's parameters"),
-    Puzzle('12.3', 'Beat the Sort record at n = 28 (non-zero parameters)', 'checked',
-           check_12_3, budget="at most the record's non-zero parameters"),
-    Puzzle('12.4', 'Beat the universal Lookup Table', 'checked', check_12_4,
-           budget="at most the record's parameters for 1,000 entries"),
+    Puzzle('12.1', 'Beat the compact decimal adder at 3 digits', 'open', check_12_1,
+           budget="fewer than the record's parameters"),
+    Puzzle('12.2', 'Beat the Sort record at V = 65,536', 'open', check_12_2,
+           budget="1 layer; fewer than the record's parameters"),
+    Puzzle('12.3', 'Beat the Sort record at n = 28 (non-zero parameters)', 'open',
+           check_12_3, budget="fewer than the record's non-zero parameters"),
+    Puzzle('12.4', 'Beat the universal Lookup Table', 'open', check_12_4,
+           budget="fewer than the record's parameters for 1,000 entries"),
     Puzzle('12.5', 'Beat the attention-only adder of puzzle 6.12', 'checked', check_12_5,
-           budget="1 layer, no MLP; at most the record's non-zero parameters"),
+           budget="1 layer, no MLP; fewer than the record's non-zero parameters"),
 ]

@@ -4,6 +4,9 @@ Each chapter module ``taotp.exercises.chNN`` defines ``PUZZLES``, a list of
 ``Puzzle`` rows; this module gathers them.  Kinds:
 
 * ``checked``: ``check(id, answer)`` decides pass/fail;
+* ``open``: an open record (Chapter 12): ``check(id, answer)`` passes only a program
+  smaller than the book's record, and no answer is known to pass; the solutions notebook
+  shows the record, which ties and is told so (NOT YET);
 * ``train``: a training experiment; the notebook has a harness, no verdict;
 * ``reflect``: a question to think about; the solutions notebook has an answer.
 """
@@ -19,7 +22,8 @@ import numpy as np
 from ..chapters import STEMS as CHAPTERS  # number -> notebook stem
 from .result import Finding, Passed
 
-KINDS = ('checked', 'train', 'reflect')
+KINDS = ('checked', 'open', 'train', 'reflect')
+CHECKER_KINDS = ('checked', 'open')
 
 
 @dataclass
@@ -138,8 +142,8 @@ def registry():
                 raise ValueError(f'puzzle {puzzle.id} is registered twice')
             if puzzle.kind not in KINDS:
                 raise ValueError(f'puzzle {puzzle.id} has unknown kind {puzzle.kind!r}')
-            if (puzzle.kind == 'checked') != (puzzle.checker is not None):
-                raise ValueError(f'puzzle {puzzle.id}: checked puzzles need a checker, '
-                                 f'others must not have one')
+            if (puzzle.kind in CHECKER_KINDS) != (puzzle.checker is not None):
+                raise ValueError(f'puzzle {puzzle.id}: checked and open puzzles need a '
+                                 f'checker, others must not have one')
             table[puzzle.id] = puzzle
     return table
