@@ -30,9 +30,9 @@
 # builds, does that much, so a tie proves nothing new. A NOT YET for a wrong program names
 # the first input that broke and what your program printed there.
 #
-# Puzzles 12.1 to 12.4 are **open**: nobody has beaten these records yet (the solutions
-# notebook shows each record tying itself), so a PASS there is a new record for the book.
-# Puzzle 12.5's record can be beaten, and its solution shows one way.
+# Puzzle 12.3 is **open**: nobody has beaten its record yet (the solutions notebook shows
+# it tying itself), so a PASS there is a new record for the book. The other four records
+# can be beaten, and their solutions show one way each.
 #
 # Two rules hold for every puzzle: the architecture is the book's, unmodified, and every
 # layer norm stays at $\gamma = 1$, $\beta = 0$ (they are not counted, so weights hidden

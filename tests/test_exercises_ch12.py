@@ -24,8 +24,8 @@ Red team (attacks written from the checker source alone; each must fail):
 | 6 probes | a lookup right only with the key alone or behind a full prefix | 12.4 | every prefix length that fits, and prefixes made of other keys |
 | 6 probes | a Sort broken on 1 % of the numbers, tuned to the fixed inputs | 12.2 | 1,536 distinct numbers drawn afresh on every check |
 | 6 probes | a dict that shows one program and runs another | 12.5 | only plain data crosses: what is counted is what runs |
-| 3 before | the record's own program, built by the package (round 4 found that it passed as a tie) | 12.1-12.5 | a tie is a NOT YET that says so: only a smaller program passes, and 12.1-12.4 are open (no answer is known to pass) |
-| - | the record minus weights no input needs (12.5: 50 entries zeroed by a greedy prune) | 12.5 | **passes**, rightly: a smaller program that is right on every input beats the record; it is 12.5's reference |
+| 3 before | the record's own program, built by the package (round 4 found that it passed as a tie) | 12.1-12.5 | a tie is a NOT YET that says so: only a smaller program passes, and 12.3 is open (no answer is known to pass) |
+| - | the record minus weights no input needs (dead value and query/key columns and hidden units trimmed: 12.1 by 156, 12.2 by 960, 12.4 by 345; 12.5: 50 entries zeroed by a greedy prune) | 12.1, 12.2, 12.4, 12.5 | **passes**, rightly: a smaller program that is right on every input beats the record; these are the references |
 
 Classes 4 (training) and 5 (the KV cache) have no puzzle in this chapter.  References, shared
 garbage and the contract are tested for every checker in ``tests/test_checker_contract.py``;
@@ -80,13 +80,26 @@ EXTRA_GARBAGE = {
 
 def test_puzzle_list():
     assert CHECKED == ['12.1', '12.2', '12.3', '12.4', '12.5']
-    assert OPEN == ['12.1', '12.2', '12.3', '12.4']
+    assert OPEN == ['12.3']
 
 
-@pytest.mark.parametrize('puzzle', ['12.3', '12.4'])      # 12.1, 12.2: the notebook's output
-def test_an_open_records_own_program_is_right_and_a_tie_not_a_pass(puzzle):
-    result = fails(puzzle, answer(puzzle), 'is right on all of them', 'a tie')
+def test_an_open_records_own_program_is_right_and_a_tie_not_a_pass():
+    result = fails('12.3', answer('12.3'), 'is right on all of them', 'a tie')
     assert 'beats' not in result.message
+
+
+def test_the_records_themselves_tie_and_do_not_pass():
+    # 12.1 and 12.2: the trimmed references pass in the notebook (nbval)
+    fails('12.4', build_universal_lookup_transformer, 'is right on all of them', 'a tie')
+    fails('12.1', CATALOGUE['compact-addition-3'].build(), 'a tie')
+
+
+def test_the_trimmed_references_compute_what_the_records_compute():
+    """Trimming drops only columns and units that no input reads: same logits."""
+    record = CATALOGUE['compact-addition-3'].build()
+    prompts, _ = taotp.addition.addition_prompts(3, [[123, 989], [0, 0], [999, 1]])
+    np.testing.assert_allclose(taotp.transformer_batch(prompts, answer('12.1')),
+                               taotp.transformer_batch(prompts, record), atol=1e-9)
 
 
 def test_12_5_the_pruned_record_beats_it():
@@ -133,7 +146,7 @@ def test_12_1_a_broken_carry_is_found_and_the_sum_is_not_printed():
 
 def test_12_1_layer_norm_shift_and_extra_head_are_rejected():
     fails('12.1', with_shift(answer('12.1')), "['beta'] must stay 0")
-    p = copy.deepcopy(answer('12.1'))
+    p = CATALOGUE['compact-addition-3'].build()            # the record, one head more
     layer = p['layers'][0]
     for name in 'QKVP':
         layer[name] = np.concatenate([layer[name], np.zeros_like(layer[name][:1])])
