@@ -22,6 +22,7 @@ Red team (issue 17): attacks by class, and why they fail now.
 | 2 source | read the panel order `_ORDER_7_9` from the module | 7.9 | no literal order: a salted digest in the checker, a seeded permutation for the panels |
 | 2 source | binary search on a single number | 7.8 | the NOT YET for a number says nothing but "not it" |
 | 2 source | call the checker's own reference (`ch07._want_7_8`, `folded_distinguishability`) from the answer (round 6) | 7.8 | every function of the checker modules is switched off in the worker (`test_the_checkers_own_functions_are_switched_off_in_the_worker`) |
+| 3 before | a copy of the checker's own reference (its code cloned into a new function) carried by the answer (round 7) | 7.8 | every checker function is fingerprinted like a refused one, in the judge (the answer's bytes) and in the worker (code it makes) |
 | 3 before | patch `og_embedding` (or the checker's tolerance) in the kernel before `check` | 7.3, 7.7 | the judge's package is never the reader's: patches do not exist there |
 | 3 before | rewrite the checker's tables through the call's frames | 7.3 | the answer runs in a worker; the judge's frames are in another process |
 | 3 before | the package's `shift_by_delta`, bound before the check or copied by code | 7.3 | switched off in the worker; a copy of its bytecode is refused by the judge |
@@ -467,3 +468,35 @@ def test_the_checkers_own_functions_are_switched_off_in_the_worker(name):
     reference = getattr(ch07, name)
     fails('7.8', lambda q, d: reference(q, d), f'taotp.exercises.ch07.{name} is switched off',
           "the checkers' own code")
+
+
+def test_a_copy_of_the_checkers_own_reference_is_refused():
+    """Red team, round 7 (class 3): the code of 7.8's reference, cloned into a new function
+    that the answer carries, passed; checker functions are fingerprinted like refused ones."""
+    import types
+    names = {'np': np, 'uniform_rotation_embedding': taotp.encodings.uniform_rotation_embedding,
+             'distinguishability': distinguishability}
+
+    def clone(f):
+        g = types.FunctionType(f.__code__, names, f.__name__, f.__defaults__, f.__closure__)
+        g.__module__ = '__main__'
+        return g
+    names['folded_distinguishability'] = clone(ch07.folded_distinguishability)
+    fails('7.8', clone(ch07._want_7_8), 'a copy of the code of taotp.exercises.ch07.',
+          "the checkers' own code is not available")
+
+
+def test_a_checker_reference_sent_as_text_and_compiled_in_the_worker_is_refused():
+    """The same reference sent as source text and compiled where the answer runs: the
+    worker's hook compares code it compiles with the checkers' fingerprints too."""
+    import inspect
+    source = inspect.getsource(ch07.folded_distinguishability) + \
+        inspect.getsource(ch07._want_7_8)
+
+    def answer(q, d):
+        scope = {'np': np, 'uniform_rotation_embedding':
+                 taotp.encodings.uniform_rotation_embedding,
+                 'distinguishability': taotp.encodings.distinguishability}
+        exec(source, scope)
+        return scope['_want_7_8'](q, d)
+    fails('7.8', answer, 'is a copy of taotp.exercises.ch07.')

@@ -23,6 +23,7 @@ import dis
 import functools
 import importlib
 import pickletools
+import sys
 import types
 
 MIN_OPS = 40
@@ -96,6 +97,25 @@ def fingerprints(names):
     return tuple(table)
 
 
+CHECKER_HINT = 'the checkers\' own code is not available to an answer'
+
+
+def checker_functions():
+    """Dotted name -> function for every function the checker modules define
+    (``taotp.exercises.ch01`` ..., ``draws``, ``training_checks``; loaded by ``registry()``):
+    their references and case tables are the judge's, never an answer's."""
+    found = {}
+    for name, module in list(sys.modules.items()):
+        if not (name.startswith('taotp.exercises.ch')
+                or name in ('taotp.exercises.draws', 'taotp.exercises.training_checks')):
+            continue
+        for attr, obj in list(vars(module).items()):
+            obj = getattr(obj, '__wrapped__', obj)                  # lru_cache wrappers
+            if isinstance(obj, types.FunctionType) and obj.__module__ == name:
+                found[f'{name}.{attr}'] = obj
+    return found
+
+
 def match(ops, table):
     """The switched-off name whose code ``ops`` copies, or None."""
     if ops is None:
@@ -119,10 +139,9 @@ def code_copy(code, table):
 
 
 def refused_copy(answer_bytes, refused):
-    """The name of a switched-off function whose code the answer carries, or None."""
-    table = fingerprints(tuple(sorted(refused))) if refused else ()
-    if not table:
-        return None
+    """The name of a switched-off function (one of ``refused``, or a checker's) whose code
+    the answer carries, or None."""
+    table = fingerprints(tuple(sorted(refused))) + fingerprints(tuple(sorted(checker_functions())))
     try:
         for _, arg, _ in pickletools.genops(answer_bytes):
             if isinstance(arg, str):                # bytecode may travel as text

@@ -75,7 +75,7 @@ def run_check(workers, puzzle, answer, options=None, call_seconds=None, sys_path
     found = copies.refused_copy(answer, row.refuse)
     if found:
         return {'passed': False, 'message': f'your answer holds a copy of the code of {found}, '
-                f'which this puzzle switches off: {row.refuse[found]}'}
+                f'which this puzzle switches off: {row.refuse.get(found, copies.CHECKER_HINT)}'}
     limit = min(float(call_seconds), judge.CALL_SECONDS) if call_seconds else judge.CALL_SECONDS
     session = judge.Session(workers.new(), start + seconds, limit)
     policy = {'sys_path': [str(p) for p in sys_path], 'cwd': str(cwd), 'refused': dict(row.refuse),

@@ -201,7 +201,7 @@ def _prepare(answer_bytes, policy):
     _limit_resources(policy['memory_bytes'], policy['cpu_seconds'])
     Refused.hints = {**Refused.hints, **policy['refused']}    # the checkers', the puzzle's
     functions = tuple(sorted(n for n in policy['refused'] if not n.endswith('.*')))
-    copy_table = copies.fingerprints(functions)
+    copy_table = copies.fingerprints(functions) + tuple(_CHECKERS)
     for name in functions:
         _switch_off(name)
     from . import sandbox
@@ -263,21 +263,17 @@ def _switch_off_function(function, name):
     function.__code__ = _refusing_code(name, function.__code__.co_freevars)
 
 
-CHECKER_HINT = 'the checkers\' own code is not available to an answer'
+_CHECKERS = []      # the checker functions' fingerprints, taken in the zygote before the switch
 
 
 def _switch_off_checkers():
-    """Every function the checker modules define (``taotp.exercises.ch01`` ...,
-    ``draws``, ``training_checks``): their references and case tables are the judge's."""
-    for name, module in list(sys.modules.items()):
-        if not (name.startswith('taotp.exercises.ch')
-                or name in ('taotp.exercises.draws', 'taotp.exercises.training_checks')):
-            continue
-        for attr, obj in list(vars(module).items()):
-            obj = getattr(obj, '__wrapped__', obj)                  # lru_cache wrappers
-            if isinstance(obj, types.FunctionType) and obj.__module__ == name:
-                Refused.hints.setdefault(f'{name}.{attr}', CHECKER_HINT)
-                _switch_off_function(obj, f'{name}.{attr}')
+    """Every function the checker modules define (``copies.checker_functions``), after
+    taking their fingerprints: a copy of a checker's reference is refused like a call."""
+    functions = copies.checker_functions()
+    _CHECKERS[:] = copies.fingerprints(tuple(sorted(functions)))
+    for name, function in functions.items():
+        Refused.hints.setdefault(name, copies.CHECKER_HINT)
+        _switch_off_function(function, name)
 
 
 def _switch_off(dotted):
