@@ -8,7 +8,7 @@ the package already does; while they are checked, those functions are switched o
 """
 import numpy as np
 
-from .. import model
+from .. import model, reference
 from ..decoding import decode, transformer, transformer_batch
 from ..model import causal_mask, layer_norm, mlp, self_attn, softmax
 from ..params import base_layer, base_params, params_difference
@@ -149,10 +149,13 @@ def _work_run(decode_fast, rng):
 EXTRAS_OFF = dict.fromkeys(('taotp.train.*', 'taotp.export.*', 'taotp.interop.*'),
                            'the PyTorch, TransformerLens and tracr models of the package are '
                            'switched off here (each runs a forward pass)')
-REFUSE_1_3 = EXTRAS_OFF | dict.fromkeys(
+REFERENCE_OFF = {f'taotp.reference.{name}': 'the loop reference is switched off here'
+                 for name, f in vars(reference).items()      # its parts too (round 7)
+                 if callable(f) and getattr(f, '__module__', '') == reference.__name__}
+REFUSE_1_3 = EXTRAS_OFF | REFERENCE_OFF | dict.fromkeys(
     ('taotp.decoding.decode', 'taotp.decoding.decode_batch', 'taotp.decoding.decode_variant',
      'taotp.decoding.KVCache', 'taotp.decoding.transformer', 'taotp.decoding.transformer_batch',
-     'taotp.model.forward', 'taotp.model.transformer_layer', 'taotp.reference.naive_transformer'),
+     'taotp.model.forward', 'taotp.model.transformer_layer'),
     'keep the keys and values yourself (taotp.layer_norm and taotp.softmax are fine to use)')
 
 
@@ -189,7 +192,7 @@ REFUSE_1_4 = {**EXTRAS_OFF,
               **{f'taotp.decoding.{name}': 'the package\'s forward pass is switched off here'
                  for name in ('transformer', 'transformer_batch', 'transformer_variant',
                               'decode', 'KVCache')},
-              'taotp.reference.naive_transformer': 'the loop reference is switched off here',
+              **REFERENCE_OFF,
               'taotp.trace.trace': 'the package\'s forward pass is switched off here',
               'numpy.einsum': 'this puzzle is about writing it with @ instead of einsum'}
 
@@ -287,10 +290,12 @@ def _sampled(sample_decode, prompt, params, steps, temperature, seed, on=None):
 def check_1_6(sample_decode):
     """``sample_decode(tokens, params, max_steps, temperature, rng)``: the law at every step."""
     seed, rng = tk.fresh_seed(), tk.fresh_rng()
-    # temperatures drawn afresh: near 0 (greedy), one from 0.7 to 1.4 in place of the named
-    # T = 1, and one from 2 to 3 for the fresh program
+    # temperatures drawn afresh: near 0 (greedy), from 0.05 to 0.5 and from 0.7 to 1.4 in
+    # place of the named T = 0.5 and T = 1 (round 7: no T in between went untested), and
+    # from 2 to 3 for the fresh program
     cold = float(f'{10 ** rng.uniform(-5, -3):.2g}')
-    mid, warm = (round(float(rng.uniform(*span)), 2) for span in ((0.7, 1.4), (2, 3)))
+    low, mid, warm = (round(float(rng.uniform(*span)), 2)
+                      for span in ((0.05, 0.5), (0.7, 1.4), (2, 3)))
     for name, p, prompt in _greedy_cases(seed):                # 1) T -> 0 is greedy
         on = f'{name}, prompt {prompt.tolist()} at temperature {cold:g}'
         got = _sampled(sample_decode, prompt.tolist(), p, 6, cold, 0, on)
@@ -305,7 +310,7 @@ def check_1_6(sample_decode):
                       f'{runs[1]}; draw from the rng you are given, not from np.random')
     _sampled(sample_decode, prompt, params, 0, 1.0, 0)
     n, vocab = SAMPLING['runs'], len(params['tok_emb'])
-    temps = [mid if t == 1.0 else t for t in SAMPLING['temperatures']]
+    temps = [{0.5: low, 1.0: mid}.get(t, t) for t in SAMPLING['temperatures']]
     # 3) the law of every step; 4) calibration and the score of T (``draws.martingales``)
     tests = tests_for(len(temps) + 1, steps, vocab)
     per_step, pooled = hoeffding_margin(n, tests), hoeffding_margin(n * steps, tests)
@@ -368,8 +373,9 @@ def check_1_6(sample_decode):
                       f'({int(count[b]):,} chances; a right sampler stays within '
                       f'{margin[b] / count[b]:.3f}): draw every step from the whole law')
     return Passed(f'greedy at a fresh T from 1e-5 to 1e-3 on 4 fresh programs, reproducible '
-                  f'with a seeded rng, and at T = 0.5, 2 and a fresh T from 0.7 to 1.4 on the '
-                  f'notebook\'s program and at a fresh T from 2 to 3 on one drawn afresh, every '
+                  f'with a seeded rng, and at T = 2 and fresh Ts from 0.05 to 0.5 and 0.7 to 1.4 '
+                  f'on the notebook\'s program and at a fresh T from 2 to 3 on one drawn afresh, '
+                  f'every '
                   f'one of {steps} steps of {n} runs follows softmax(logits / T) of its own '
                   f'prefix (token frequencies per step within {per_step:.3f}, over all steps '
                   f'within {pooled:.3f}), tokens are drawn as often as the law says in each '
