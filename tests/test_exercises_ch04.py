@@ -332,7 +332,7 @@ CHEATS = [
     ('4.4', oracle_search, HIDDEN),
     ('4.4', fake_small, 'returned is over the budget: 12 d_model'),
     ('4.4', patching_builder, '(10, 100, 3): input '),
-    ('4.4', code_swapping_builder, '(10, 100, 3): input '),
+    ('4.4', code_swapping_builder, 'object.__setattr__ is not available'),   # __code__ (round 7)
     ('4.4', table_shrinking_builder, 'over the budget: 12 d_model; at most 11 allowed'),
     ('4.4', ignores_one_place, '(1000, 100, 10): input '),
     ('4.4', lambda V, B, L: {**taotp.build_search_transformer(V, B, L),

@@ -134,6 +134,9 @@ def test_patching_the_workers_copy_of_the_checker_changes_no_verdict():
     (lambda: open(__import__('os').path.join(__import__('os').path.dirname(taotp.__file__),
                                              'train', 'model.py')).read(),  # a module not loaded
      "package's source files are not available"),
+    (lambda: __import__('gc').get_objects(), 'gc.get_objects is not available'),   # round 7:
+    (lambda: setattr(taotp.decode, '__code__', (lambda: 0).__code__),  # ways to edit the hook
+     'object.__setattr__ is not available'),
 ])
 def test_the_worker_refuses_what_no_answer_needs(attempt, words):
     fails('99.3', attempt, words)
@@ -375,6 +378,28 @@ def test_an_answer_that_edits_the_hook_away_still_meets_the_walls(attempt):
     assert 'refused with errno' in result.message, result.message
     assert not os.path.exists(progress + '.forged') and not os.path.exists(progress + '.link')
     assert os.stat(progress + '.x').st_mode & 0o777 == 0o644
+
+
+def _landlock_abi():
+    try:
+        import ctypes
+        return max(ctypes.CDLL(None, use_errno=True).syscall(444, None, 0, 1), 0)
+    except (OSError, AttributeError):
+        return 0
+
+
+@pytest.mark.skipif(not WALLED or not _landlock_abi(), reason='Landlock: Linux 5.13 and later')
+@pytest.mark.parametrize('attempt', [
+    lambda: open(taotp.decoding.__file__).read(),
+    lambda: os.open('decoding.py', os.O_RDONLY,             # a path the hook cannot resolve
+                    dir_fd=os.open(os.path.dirname(taotp.decoding.__file__), os.O_RDONLY)),
+    lambda: __import__('importlib').reload(taotp.decoding),
+])
+def test_an_answer_past_the_hook_cannot_read_the_package_back(attempt):
+    """Red team, round 7: with the hook edited away, reloading the package's modules from
+    disk brought back every switched-off function; the kernel now refuses those reads."""
+    result = verdict('99.3', past_the_hook(attempt))
+    assert 'refused with errno 13' in result.message, result.message
 
 
 def decode_source(*edits):

@@ -5,10 +5,12 @@ seccomp filter: installed before the answer is unpickled, it makes the kernel re
 starting programs or processes (a ``clone`` that is not a thread; ``clone3`` says "not
 implemented", so the C library falls back to ``clone``), signalling or inspecting other
 processes, writing, creating, linking, renaming or removing files, new sockets,
-``io_uring`` (which seccomp cannot see) and raising resource limits.  The worker also
-drops every capability and the judge marks itself not dumpable (``protect_self``), so no
-process of the same user can read the hidden cases.  Elsewhere only the audit hook and
-the resource limits apply; ``install()`` says which.
+``io_uring`` (which seccomp cannot see) and raising resource limits; where the kernel has
+Landlock (5.13 and later), the package's code files cannot be read either, so code an
+answer switched back on cannot come from disk.  The worker also drops every capability
+and the judge marks itself not dumpable (``protect_self``), so no process of the same
+user can read the hidden cases.  Elsewhere only the audit hook and the resource limits
+apply; ``install()`` says which.
 """
 import ctypes
 import ctypes.util
@@ -37,6 +39,7 @@ _X86_64 = {
                  setxattrat=463, removexattrat=466),
     'not_implemented': dict(clone3=435, openat2=437),
     'clone': 56, 'open': 2, 'openat': 257, 'capset': 126, 'arch': 0xC000003E,
+    'landlock': (444, 445, 446),            # create_ruleset, add_rule, restrict_self
 }
 _CLONE_THREAD = 0x10000
 _WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_APPEND
@@ -97,12 +100,60 @@ def protect_self():
             pass
 
 
-def prepare():
+_READ_FILE, _PATH_BENEATH = 1 << 2, 1      # Landlock's LANDLOCK_ACCESS_FS_READ_FILE, rule type
+_READABLE = []                               # what stays readable: set by prepare(hidden)
+
+
+def _readable(hidden):
+    """The paths that cover every file except ``hidden`` (real paths): each entry of the
+    folders on the way to a hidden file, except those folders and the hidden files."""
+    on_the_way = {os.path.dirname(path) for path in hidden}
+    for folder in list(on_the_way):
+        while folder != os.path.dirname(folder):
+            folder = os.path.dirname(folder)
+            on_the_way.add(folder)
+    keep = []
+    for folder in sorted(on_the_way):
+        try:
+            names = os.listdir(folder)
+        except OSError:
+            continue
+        keep += [path for path in (os.path.join(folder, n) for n in names)
+                 if path not in on_the_way and path not in hidden]
+    return keep
+
+
+def prepare(hidden=()):
     """Everything ``install`` needs that takes time (finding the C library runs a program,
-    the filter is assembled in Python), done once in the zygote before it forks."""
+    the filter is assembled in Python, the folders are listed), done once in the zygote
+    before it forks; ``hidden``: files no answer may read (the package's code)."""
     if _table() is not None:
         _libc()
         _program()
+        _READABLE[:] = _readable(frozenset(hidden))
+
+
+def _hide(libc, table):
+    """Landlock (Linux 5.13 and later): files outside ``_READABLE`` can no longer be read,
+    whatever an answer does in its own process; False where the kernel has no Landlock."""
+    create, add_rule, restrict = table['landlock']
+    ruleset = libc.syscall(create, ctypes.c_char_p(struct.pack('=Q', _READ_FILE)), 8, 0)
+    if ruleset < 0:
+        return False
+    try:
+        for path in _READABLE:
+            try:
+                fd = os.open(path, os.O_PATH | os.O_CLOEXEC)
+            except OSError:
+                continue
+            rule = struct.pack('=Qi', _READ_FILE, fd)
+            libc.syscall(add_rule, ruleset, _PATH_BENEATH, ctypes.c_char_p(rule), 0)
+            os.close(fd)
+        if libc.syscall(restrict, ruleset, 0) != 0:
+            raise OSError(ctypes.get_errno(), 'landlock_restrict_self failed')
+    finally:
+        os.close(ruleset)
+    return True
 
 
 def install():
@@ -118,7 +169,10 @@ def install():
     code, length = _program()
     filters = ctypes.create_string_buffer(code, len(code))
     fprog = struct.pack('=HxxxxxxQ', length, ctypes.addressof(filters))
-    if libc.prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 or \
-            libc.prctl(_PR_SET_SECCOMP, _SECCOMP_MODE_FILTER, ctypes.c_char_p(fprog), 0, 0) != 0:
+    if libc.prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
+        raise OSError(ctypes.get_errno(), 'no_new_privs failed')
+    if _READABLE:
+        _hide(libc, table)
+    if libc.prctl(_PR_SET_SECCOMP, _SECCOMP_MODE_FILTER, ctypes.c_char_p(fprog), 0, 0) != 0:
         raise OSError(ctypes.get_errno(), 'installing the seccomp filter failed')
     return True

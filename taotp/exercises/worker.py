@@ -4,10 +4,10 @@ The judge starts one *zygote* per kernel (``python -m taotp.exercises.worker``),
 interpreter that imports NumPy and the package and then only forks: every answer starts
 from the package as it is on disk.  Each fork limits its own memory and CPU time,
 replaces the code of each function the puzzle refuses by one raising ``Refused``, puts
-the operating system's walls around itself (``sandbox``, Linux x86-64), installs an
-audit hook (no processes, signals, ``ctypes``, package sources, or code copying a
-switched-off function), then unpickles the answer and serves the judge's calls, sending
-every value back through ``wire.encode``.
+the operating system's walls around itself (``sandbox``, Linux x86-64), installs an audit
+hook (no processes, signals, ``ctypes``, package sources, the garbage collector's views,
+new ``__code__``, or code copying a switched-off function), then unpickles the answer and
+serves the judge's calls, sending every value back through ``wire.encode``.
 """
 import os
 import signal
@@ -65,8 +65,7 @@ def _preload():
     import taotp.corpus, taotp.programs, taotp.reference  # noqa: E401,F401
     from taotp.exercises import registry, sandbox
     registry()
-    sandbox.prepare()
-    _package_files()
+    sandbox.prepare(_package_files())
     _switch_off_checkers()            # the same for every puzzle: once, before any fork
 
 
@@ -333,7 +332,8 @@ class _Hook:
 
     DENIED = ('os.fork', 'os.forkpty', 'os.posix_spawn', 'os.exec', 'os.spawn', 'os.system',
               'subprocess.Popen', 'os.kill', 'os.killpg', 'signal.pthread_kill', 'pty.spawn',
-              'os.startfile', 'winreg', 'marshal.load')
+              'os.startfile', 'winreg', 'marshal.load', 'gc.get_objects', 'gc.get_referrers',
+              'gc.get_referents', 'sys._current_frames')   # gc: the way to this hook (round 7)
     NO_IMPORT = ('_posixsubprocess', '_ctypes', 'cffi', '_cffi_backend')
 
     def __init__(self, policy, copy_table=(), walls=False):
@@ -348,7 +348,8 @@ class _Hook:
         self.compile, self.unmarshal = compile, marshal.loads
 
     def __call__(self, event, args):
-        if event in self.DENIED or event.startswith('ctypes.'):
+        if event in self.DENIED or event.startswith('ctypes.') or (
+                event == 'object.__setattr__' and len(args) > 1 and args[1] == '__code__'):
             raise PermissionError(f'{event} is not available to an answer while it is checked')
         if event == 'import' and args and str(args[0]).split('.')[0] in self.NO_IMPORT:
             raise ImportError(f'{args[0]} is not available to an answer while it is checked')
