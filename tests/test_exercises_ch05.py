@@ -21,7 +21,7 @@ Red team (the issue's classes of attack; each row is a test below):
 | 2 a sorter that knows the right order only for the numbers written in the checker's source (its visible cases) | 5.4 | the hidden runs reach every number of 1..999 |
 | 3 patch the checker's engine (`ch05.teacher_forced_argmax`) from a weight's `__array__`; raise the judge's `TimeUp` from one | 5.6 | the weights are read in a worker process; the judge's modules are out of its reach, and an exception there is the answer's own |
 | 3 a Python oracle in ndarray subclasses; a wide sorter shown as a 1-layer d_model-6 program by a dict subclass | 5.1, 5.2, 5.4, 5.6, 5.7 | the worker sends back plain arrays and the dict's real storage only (``wire``) |
-| 4 the package's own Sorts of Chapter 12: the compact design at 33 with t0 = 1 (fits 5.1's budget), the bits design at 1,000 (solves 5.4), also rotated, rescaled, cast to float32, padded with a constant dimension; the shipped 5.8 program | 5.1, 5.4, 5.6 | the token table's shape is recognised (``ch05._is_compact_sort``, ``ch05._is_bits_sort``) and refused; the trained 5.8 program cannot sort repeats; the bits design with its code ranks shifted by 1,500 or with 32-bit codes (round 4), a vector moved from the position rows to the token rows, or unread dimensions of noise (round 5) are refused too: ``_is_bits_sort`` takes the rows as layer norm sees them at position 0, on the dimensions some layer reads, and looks for cosines on a few equally spaced levels (Hamming distances), not for the package's ranks; **not refused** (round 5): plain unbalanced binary codes with two balancing columns the heads read, on the package's layer re-based (a disguised copy, CONTRIBUTING) |
+| 4 the package's own Sorts of Chapter 12: the compact design at 33 with t0 = 1 (fits 5.1's budget), the bits design at 1,000 (solves 5.4), also rotated, rescaled, cast to float32, padded with a constant dimension; the shipped 5.8 program | 5.1, 5.4, 5.6 | the token table's shape is recognised (``ch05._is_compact_sort``, ``ch05._is_bits_sort``) and refused; the trained 5.8 program cannot sort repeats; the bits design with its code ranks shifted by 1,500 or with 32-bit codes (round 4), a vector moved from the position rows to the token rows, or unread dimensions of noise (round 5) are refused too: ``_is_bits_sort`` takes the rows as layer norm sees them at position 0, on the dimensions some layer reads, and looks for cosines on a few equally spaced levels (Hamming distances), not for the package's ranks; a constant pair blown up so that every row is nearly parallel (round 7) is refused too: the squared distances are taken after the part all rows share is removed; **not refused** (round 5): plain unbalanced binary codes with two balancing columns the heads read, on the package's layer re-based (a disguised copy, CONTRIBUTING) |
 | 6 a Min program exact except for minima between 300,000 and 400,000 (random rows rarely have a minimum there) | 5.2 | the minimum and the next token in each sixteenth of the vocabulary, on every check |
 | 6 a sorter that swaps two neighbouring numbers only when both are present | 5.4 | runs of neighbours reach every pair of neighbours |
 
@@ -368,6 +368,36 @@ def test_the_fingerprints_refuse_the_package_and_accept_the_references():
                   np.random.default_rng(0).normal(size=(1000, 40))):
         plain = dict(BITS_1000, tok_emb=other, pos_emb=np.zeros((1, other.shape[1])), layers=[])
         assert not _is_bits_sort(plain)
+
+
+def bits_with_a_loud_constant_pair(size=256.0):
+    """Red team, round 7: the bits Sort with its constant pair of every number row blown up,
+    so that all rows are nearly parallel, and Q, K, V rescaled to undo layer norm's scale."""
+    from taotp.sort.large_vocab import _bits_scale, bits_layout, code_length
+    p = build_bits_sort_transformer(1000, 64)
+    n = code_length(1000)
+    layout, s = bits_layout(n), _bits_scale(n)
+    code, one = (np.arange(layout.d_model)[layout[k]] for k in ('code', 'one'))
+    p['tok_emb'] = p['tok_emb'].copy()
+    p['tok_emb'][1:, one] = np.array([size, -size])
+    sigma = np.sqrt((n * s * s + 2 * size * size) / layout.d_model)
+    layer = p['layers'][0]
+    Q, K, V = (layer[k].copy() for k in 'QKV')
+    Q[:, one[0], :] /= size / s
+    for m in (Q, K, V):
+        m[:, code, :] *= sigma / s
+    Q[:, one[0], :] *= sigma / s
+    layer.update(Q=Q, K=K, V=V)
+    return p
+
+
+def test_the_bits_fingerprint_sees_through_a_part_all_rows_share():
+    disguised = bits_with_a_loud_constant_pair()
+    x = np.random.default_rng(0).choice(np.arange(1, 1000), size=30, replace=False)
+    sequence = np.concatenate([x, [0], np.sort(x)])[None]
+    assert (taotp.teacher_forced_argmax(sequence, disguised, 31) == np.sort(x)).all()
+    assert _is_bits_sort(disguised)
+    fails('5.4', disguised, 'the bits Sort of Chapter 12')
 
 
 @pytest.mark.slow       # four checks in a row; fresh cases per check: test_every_check_draws_new_hidden_cases

@@ -78,8 +78,8 @@ def _is_bits_sort(params, rows=200):
     and one weight: the balanced codes of ``taotp.sort``'s bits design, of any code length,
     with any ranks, rotated, rescaled or cast.  Rows are taken as layer norm sees them at
     position 0 (token plus position row, centred), on the dimensions some layer reads; then
-    1 - cosine of two rows is proportional to their Hamming distance, so it falls on 3 to 64
-    equally spaced levels."""
+    the squared distance of two rows is proportional to their Hamming distance, so it falls
+    on 3 to 64 equally spaced levels, however large a part all rows share."""
     tok = np.asarray(params['tok_emb'], dtype=float)
     if len(tok) <= rows:
         return False
@@ -92,8 +92,10 @@ def _is_bits_sort(params, rows=200):
             read |= (w.sum(axis=(0, 2)) if w.ndim == 3 else w.sum(axis=1)) > 0
     x = x[:, read] if read.any() else x
     x = x / np.maximum(np.linalg.norm(x, axis=1, keepdims=True), 1e-300)
-    gaps = (1 - x @ x.T)[np.triu_indices(rows, 1)]
-    if gaps.min() < 1e-3:                       # rows that repeat: not codes of numbers
+    x = x - x.mean(axis=0)        # distances stay, a part all rows share goes (round 7)
+    square = (x * x).sum(axis=1)
+    gaps = (square[:, None] + square[None, :] - 2 * x @ x.T)[np.triu_indices(rows, 1)]
+    if gaps.min() <= 1e-6 * gaps.max():         # rows that repeat: not codes of numbers
         return False
     for unit in gaps.min() / np.arange(1, 5):   # the closest two may differ in 2 to 8 bits
         levels = gaps / unit
