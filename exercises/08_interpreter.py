@@ -86,6 +86,8 @@ print(''.join(symbols[t] if t < 9 else f'[{symbols[t]}]' for t in out))
 # answer with the program at full precision (the weights are printed to one decimal, which
 # makes the printed program misbehave on some inputs) on 776 prompts: every prompt of 1 or 2
 # tokens, 56 chosen ones of 3 to 8 tokens, and 300 random ones drawn afresh on every check.
+# While your function is checked the package's forward pass is switched off: it has to say
+# what the listing computes, not run it.
 
 # %%
 print(taotp.interpreter.book_listing('min'))

@@ -6,7 +6,7 @@ worker, judged in the judge.
 | id | what is checked (solved means) | cheats tried (each a test below) |
 |---|---|---|
 | 8.1, 8.2 | no checker (open-ended; worked answers in the solutions notebook) | - |
-| 8.3 | a letter of `CHOICES_8_3` or a function tokens -> next token that agrees with the Fig. 8.3 program at full precision on 776 prompts: every prompt of 1-2 tokens; of 3-8: repeated tokens, runs, the smallest token at every place, the vocabulary's ends, and 300 random ones drawn afresh; messages never say what the program outputs | every wrong letter; predicting the printed one-decimal weights; the minimum of all but the first token (caught by the adversarial prompts); True for token 1; half tokens, text, NaN. Not preventable: guessing among 6 letters, or running the 2-decimal listing (the statement asks for "ideally" without running it) |
+| 8.3 | a letter of `CHOICES_8_3` or a function tokens -> next token that agrees with the Fig. 8.3 program at full precision on 776 prompts: every prompt of 1-2 tokens; of 3-8: repeated tokens, runs, the smallest token at every place, the vocabulary's ends, and 300 random ones drawn afresh; messages never say what the program outputs | every wrong letter; predicting the printed one-decimal weights; the minimum of all but the first token (caught by the adversarial prompts); True for token 1; half tokens, text, NaN. a function that runs the listing (printed, or the 2-decimal one: passed in round 7), refused since: the package's forward pass, its pieces and the loop reference are off in the worker. Not preventable: guessing among 6 letters |
 | 8.4 | a loader `my_compile(text) -> params`: both printed listings, a dumped random program and 17 compact forms (12 random, drawn afresh: field order, ints and floats, width-0 MLPs) equal their full forms bit for bit; 11 malformed texts raise with a message; 4 texts holding code are refused and never run; the package's loader (`ch08.LOADER_PARTS`) is switched off where the loader runs | `taotp.load_program` itself, `compile_TAOTP`, a wrapper, the parser alone, `build(parse(text))` bound before the check; `eval` without builtins; a loader ignoring unknown layer keys or a `block_size` that contradicts `pos_emb`; nested lists instead of arrays; the book's Fig. 8.1 loader; a loader missing each default; one that returns garbage, changes a value, raises with no message, exits or loops on malformed texts, runs the injected call |
 
 Red team (issue 17): attacks by class, and why they fail now.
@@ -76,11 +76,13 @@ def test_8_3_wrong_choices_name_a_prompt(letter, fragment):
     assert 'outputs 0' not in result.message
 
 
-def test_8_3_the_printed_weights_are_not_the_reference():
-    """Predicting the one-decimal listing itself is 'wrong': the puzzle asks for the intent."""
-    printed = taotp.load_program(taotp.interpreter.book_listing('min'))
-    fails('8.3', lambda s: int(taotp.decode(s, printed, max_steps=1)[-1]),
-          'your answer gave', 'which is not right')
+@pytest.mark.parametrize('listing', ['min', 'min_2dp'])
+def test_8_3_a_function_that_runs_the_listing_is_refused(listing):
+    """Running the program, printed (one decimal) or at two decimals (red team, round 7:
+    that passed), is not saying what it computes: the forward pass is off in the worker."""
+    program = taotp.load_program(taotp.interpreter.book_listing(listing))
+    fails('8.3', lambda s: int(taotp.last_token_argmax(np.array([s]), program)[0]),
+          'should say what the listing computes, not run it')
 
 
 @pytest.mark.parametrize('answer_, fragment', [

@@ -16,6 +16,7 @@ from ..decoding import last_token_argmax
 from ..interpreter import book_listing, dump_program, load_program
 from ..params import random_params
 from . import toolkit
+from .ch01 import REFUSE_1_4
 from .judge import AnswerRaised
 from .registry import Puzzle, checker
 from .toolkit import Finding, Passed
@@ -72,6 +73,13 @@ def _token(got, what, prompt):
         raise Finding(f'{what} returned {toolkit.short(got)} on prompt {prompt}; expected a '
                       f'token id (a whole number)', prompt) from None
     return token
+
+
+# the package's forward pass, its pieces and its loop reference, off while 8.3's function runs
+REFUSE_8_3 = dict.fromkeys(
+    (name for name in REFUSE_1_4 if name != 'numpy.einsum'),
+    'your function should say what the listing computes, not run it (the package\'s forward '
+    'pass is switched off here)')
 
 
 @checker('8.3')
@@ -344,7 +352,7 @@ PUZZLES = [
     Puzzle('8.1', 'Write any meaningful program directly as numbers in the TAOTP language'),
     Puzzle('8.2', 'Change the Fig. 8.2 listing a little: predict, then check'),
     Puzzle('8.3', 'What does the Fig. 8.3 listing compute? (ideally without running it)',
-           'checked', check_8_3),
+           'checked', check_8_3, refuse=REFUSE_8_3),
     Puzzle('8.4', 'A loader for compact programs (defaults, block_size, no layers key)',
            'checked', check_8_4, refuse={name: _LOADER_HINT for name in LOADER_PARTS}),
 ]
