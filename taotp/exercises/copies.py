@@ -121,6 +121,8 @@ def match(ops, table):
     if ops is None:
         return None
     for theirs, name in table:
+        if 2 * min(len(ops), len(theirs)) < SIMILAR * (len(ops) + len(theirs)):
+            continue                                  # real_quick_ratio, before any set-up
         matcher = difflib.SequenceMatcher(None, ops, theirs, autojunk=False)
         if matcher.real_quick_ratio() >= SIMILAR and matcher.quick_ratio() >= SIMILAR \
                 and matcher.ratio() >= SIMILAR:
