@@ -112,17 +112,18 @@ check('1.4', transformer_at)
 # %% [markdown]
 # ## Puzzle 1.6 · Temperature sampling
 #
-# Write `sample_decode(tokens, params, max_steps, temperature, rng)` that returns the prompt
-# followed by `max_steps` tokens, each sampled from
+# Write `sample_decode(tokens, params, max_steps, temperature, rng)` that returns the
+# prompt followed by `max_steps` tokens, each sampled from
 # $\operatorname{softmax}(\text{logits}/T)$ of the sequence so far, using the
-# `numpy.random.Generator` it is given (no global random state). Near $T = 0$ it must agree
-# with greedy decoding (checked at a $T$ drawn from $10^{-5}$ to $10^{-3}$). The checker samples
-# 300 seeded runs of 8 steps at a $T$ drawn from 0.05 to 0.5, at one drawn from 0.7 to 1.4
-# and at $T = 2$ on the program `taotp.exercises.ch01.sampling_program()`, then at a $T$
-# drawn from 2 to 3 on one of its family drawn afresh (`fresh_sampling_program(seed)`). It
-# compares the frequency of every token at every step with the laws your sampler should
-# have used, how often tokens of each probability are drawn, and whether your draws are
-# too flat or too sharp for $T$; a right sampler fails with probability below $10^{-6}$.
+# `numpy.random.Generator` it is given (no global random state). Near $T = 0$ it must
+# agree with greedy decoding (checked at a $T$ drawn from $10^{-5}$ to $10^{-3}$). The
+# checker samples 300 seeded runs of 8 steps at $T = 0.5$, at a $T$ drawn from 0.05 to
+# 0.3, at one drawn from 0.7 to 1.4 and at $T = 2$ on the program
+# `taotp.exercises.ch01.sampling_program()`, then at a $T$ drawn from 2 to 3 on one of its
+# family drawn afresh (`fresh_sampling_program(seed)`). It compares the frequency of every
+# token at every step with the laws your sampler should have used, how often tokens of
+# each probability are drawn, and whether your draws are too flat or too sharp for $T$; a
+# right sampler fails with probability below $10^{-6}$.
 # The package's own sampler (`taotp.decode(..., temperature=T)`) is switched off while this
 # puzzle is checked; `taotp.transformer` gives you the logits.
 
