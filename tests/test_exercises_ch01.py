@@ -325,12 +325,13 @@ CHEATS_1_6 = {
 }
 
 
-# A cheat caught only by the law tests runs the whole check (about 5 s); one stays in the
+# A cheat that reaches the law tests runs the whole check (5 to 7 s); one stays in the
 # default tier, the others run in the slow one.
 SLOW_1_6 = {'a temperature per run, T / 3 or 3 T (red team, round 5)',
             'sharp and flat draws mixed with no drift (red team, round 5)',
             'right only at the temperatures the notebook names (red team, round 5)',
-            'T a fifth too low', 'right only at T <= 1e-3 and T >= 0.5 (red team, round 7)'}
+            'T a fifth too low', 'right only at T <= 1e-3 and T >= 0.5 (red team, round 7)',
+            'T squared', 'right only on the program the notebook shows (red team, class 6)'}
 
 
 @pytest.mark.parametrize('label', [pytest.param(label, marks=pytest.mark.slow)

@@ -88,6 +88,7 @@ def test_an_open_records_own_program_is_right_and_a_tie_not_a_pass():
     assert 'beats' not in result.message
 
 
+@pytest.mark.slow       # two full checks (5 s); 12.3's tie is in the default tier
 def test_the_records_themselves_tie_and_do_not_pass():
     # 12.1 and 12.2: the trimmed references pass in the notebook (nbval)
     fails('12.4', build_universal_lookup_transformer, 'is right on all of them', 'a tie')
