@@ -402,6 +402,21 @@ def test_an_answer_past_the_hook_cannot_read_the_package_back(attempt):
     assert 'refused with errno 13' in result.message, result.message
 
 
+def test_a_file_made_after_the_worker_started_beside_the_package_stays_readable():
+    """Landlock's rules are built for each worker: a file new in a folder on the way to the
+    package (here the repository's root) can still be read by an answer."""
+    verdict('99.1', lambda: np.zeros(1))                   # the zygote is running
+    path = os.path.join(os.path.dirname(os.path.dirname(taotp.__file__)),
+                        f'.landlock-probe-{os.getpid()}')
+    with open(path, 'w') as f:
+        f.write('readable')
+    try:
+        result = verdict('99.1', lambda: np.array([len(open(path).read())]))
+    finally:
+        os.remove(path)
+    assert result.passed, result.message
+
+
 def decode_source(*edits):
     """The text of the package's decoder under another name, with ``edits`` appended to it."""
     import inspect

@@ -101,7 +101,7 @@ def protect_self():
 
 
 _READ_FILE, _PATH_BENEATH = 1 << 2, 1      # Landlock's LANDLOCK_ACCESS_FS_READ_FILE, rule type
-_READABLE = []                               # what stays readable: set by prepare(hidden)
+_HIDDEN = []                                 # what no answer may read: set by prepare(hidden)
 
 
 def _readable(hidden):
@@ -125,23 +125,24 @@ def _readable(hidden):
 
 def prepare(hidden=()):
     """Everything ``install`` needs that takes time (finding the C library runs a program,
-    the filter is assembled in Python, the folders are listed), done once in the zygote
-    before it forks; ``hidden``: files no answer may read (the package's code)."""
+    the filter is assembled in Python), done once in the zygote before it forks;
+    ``hidden``: files no answer may read (the package's code)."""
     if _table() is not None:
         _libc()
         _program()
-        _READABLE[:] = _readable(frozenset(hidden))
+        _HIDDEN[:] = [frozenset(hidden)]
 
 
 def _hide(libc, table):
-    """Landlock (Linux 5.13 and later): files outside ``_READABLE`` can no longer be read,
-    whatever an answer does in its own process; False where the kernel has no Landlock."""
+    """Landlock (Linux 5.13 and later): the hidden files can no longer be read, whatever an
+    answer does in its own process; False where the kernel has no Landlock.  The folders
+    are listed for each worker, so files made since the zygote started stay readable."""
     create, add_rule, restrict = table['landlock']
     ruleset = libc.syscall(create, ctypes.c_char_p(struct.pack('=Q', _READ_FILE)), 8, 0)
     if ruleset < 0:
         return False
     try:
-        for path in _READABLE:
+        for path in _readable(_HIDDEN[0]):
             try:
                 fd = os.open(path, os.O_PATH | os.O_CLOEXEC)
             except OSError:
@@ -171,7 +172,7 @@ def install():
     fprog = struct.pack('=HxxxxxxQ', length, ctypes.addressof(filters))
     if libc.prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
         raise OSError(ctypes.get_errno(), 'no_new_privs failed')
-    if _READABLE:
+    if _HIDDEN:
         _hide(libc, table)
     if libc.prctl(_PR_SET_SECCOMP, _SECCOMP_MODE_FILTER, ctypes.c_char_p(fprog), 0, 0) != 0:
         raise OSError(ctypes.get_errno(), 'installing the seccomp filter failed')
