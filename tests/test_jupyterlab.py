@@ -160,6 +160,8 @@ def _open(browser, lab, path):
 
 
 DIRTY = 'return !!document.querySelector(".jp-mod-dirty")'   # the tab of a modified document
+SCROLL_DOWN = ('for (const p of document.querySelectorAll(".jp-WindowedPanel-outer, '
+               '.jp-Notebook")) p.scrollTop += 2000')
 
 
 @pytest.fixture(scope='module')
@@ -175,9 +177,14 @@ def opened(lab, browser):
             time.sleep(2.5 * AUTOSAVE_S + 1)            # two chances for autosave
             changed = [ext for ext in ('.ipynb', '.py') if (folder / f'{page}{ext}').read_bytes()
                        != (ROOT / f'{page}{ext}').read_bytes()]
+            notes = 'return document.querySelectorAll(".taotp-player-note").length'
+            deadline = time.time() + 30     # a long notebook renders its lower cells later
+            while ('.player(' in (ROOT / f'{page}.py').read_text()
+                   and not browser.execute_script(notes) and time.time() < deadline):
+                browser.execute_script(SCROLL_DOWN)
+                time.sleep(0.5)
             seen[page] = {'dirty': browser.execute_script(DIRTY), 'changed': changed,
-                          'player_notes': browser.execute_script(
-                              'return document.querySelectorAll(".taotp-player-note").length')}
+                          'player_notes': browser.execute_script(notes)}
             lab.shut_down_kernels()
         return seen[page]
     return visit
