@@ -179,8 +179,8 @@ def opened(lab, browser):
                        != (ROOT / f'{page}{ext}').read_bytes()]
             notes = 'return document.querySelectorAll(".taotp-player-note").length'
             deadline = time.time() + 30     # a long notebook renders its lower cells later
-            while ('.player(' in (ROOT / f'{page}.py').read_text()
-                   and not browser.execute_script(notes) and time.time() < deadline):
+            players = '.player(' in (ROOT / f'{page}.py').read_text()
+            while players and not browser.execute_script(notes) and time.time() < deadline:
                 browser.execute_script(SCROLL_DOWN)
                 time.sleep(0.5)
             seen[page] = {'dirty': browser.execute_script(DIRTY), 'changed': changed,
