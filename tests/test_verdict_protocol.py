@@ -10,7 +10,8 @@ class are in the chapter's ``test_exercises_chNN.py``.
 | 3. work done inside the worker | an answer that patches the worker's checker tables, reads the package's source, starts a process, sends a signal, loads a C library, calls a switched-off function | the verdict is computed in the judge; the worker's audit hook; switched-off code raises `Refused` |
 | 3. a worker that lies | a reply that names a global (a pickle that would run code), an oversized frame, a deep or cyclic structure | `wire.loads` admits no globals; size and node budgets |
 | robustness | garbage, a hang, `sys.exit`, `os._exit`, 20 GB, a thread, an unpicklable answer | each ends only its worker: NOT YET with a reason within the budget |
-| 7. escaping the worker | the audit hook edited away, then writing or hard-linking the progress file, a socket, a process, a signal, the judge's memory; a copy of a switched-off function edited or sent as text and compiled in the worker; CPU spent in a thread that ended | seccomp walls (Linux x86-64); copies compared by instruction sequence, also for code made in the worker; CPU from the process's totals |
+| 7. reaching the hook | its frame from a traceback; the modules it called patched (round 8); a finaliser, another audit hook, a made-up event, tracing or profiling run inside it; then a copy compiled from text, or made a function without running it | the hook's functions have private globals of builtins and constants, test values by exact type, pause the garbage collector; its frames cannot be read; code is judged when run or made a function |
+| 7. escaping the worker | writing or hard-linking the progress file, a socket, a process, a signal or its handler, the judge's memory, reading the package back, all with no hook at all; a copy of a switched-off function edited or sent as text and compiled in the worker; CPU spent in a thread that ended | seccomp walls and Landlock (Linux x86-64); copies compared by instruction sequence, also for code made in the worker; CPU from the process's totals |
 | 7. progress forgets | a later failure after a PASS; the old file format | the best verdict is kept with its date |
 """
 import json
@@ -344,38 +345,37 @@ def test_progress_survives_a_new_process_and_names_its_file(tmp_path):
 WALLED = sys.platform == 'linux' and __import__('platform').machine() == 'x86_64'
 
 
-def past_the_hook(attempt):
-    """An answer that first edits the worker's audit hook away, then tries ``attempt``."""
-    def answer():
-        import sys as worker_sys
-        hook = worker_sys.modules['__main__']._Hook
-        hook.DENIED, hook.NO_IMPORT, hook._open = (), (), lambda self, path: None
-        hook.__call__ = lambda self, event, args: None
-        try:
-            attempt()
-        except OSError as exc:
-            return f'refused with errno {exc.errno}'
-        return 'went through'
-    return answer
+def behind_the_walls(attempt):
+    """Run ``attempt`` (a line of Python) in a process with the worker's walls and no audit
+    hook: what an answer meets even past the hook."""
+    script = ('import os, taotp, taotp.decoding\n'
+              'from taotp.exercises import sandbox, worker\n'
+              'sandbox.prepare(worker._package_files())\n'
+              'assert sandbox.install()\n'
+              f'try:\n    {attempt}\nexcept OSError as exc:\n'
+              '    print("refused with errno", exc.errno)\n'
+              'else:\n    print("went through")\n')
+    return subprocess.run([sys.executable, '-c', script], capture_output=True, text=True,
+                          timeout=60).stdout
 
 
 @pytest.mark.skipif(not WALLED, reason='the seccomp walls are built for Linux on x86-64')
 @pytest.mark.parametrize('attempt', [
-    lambda: open(os.environ['TAOTP_PROGRESS'] + '.forged', 'w'),
-    lambda: os.link(os.environ['TAOTP_PROGRESS'], os.environ['TAOTP_PROGRESS'] + '.link'),
-    lambda: __import__('socket').socket(),
-    lambda: os.posix_spawn('/bin/true', ['/bin/true'], {}),
-    lambda: os.kill(os.getppid(), 0),
-    lambda: open(f'/proc/{os.getppid()}/mem', 'rb'),
-    lambda: os.fchmod(os.open(os.environ['TAOTP_PROGRESS'] + '.x', os.O_RDONLY), 0o777),
+    "open(os.environ['TAOTP_PROGRESS'] + '.forged', 'w')",
+    "os.link(os.environ['TAOTP_PROGRESS'], os.environ['TAOTP_PROGRESS'] + '.link')",
+    "__import__('socket').socket()",
+    "os.posix_spawn('/bin/true', ['/bin/true'], {})",
+    "os.kill(os.getppid(), 0)",
+    "open(f'/proc/{os.getppid()}/mem', 'rb')",
+    "os.fchmod(os.open(os.environ['TAOTP_PROGRESS'] + '.x', os.O_RDONLY), 0o777)",
+    "__import__('signal').signal(__import__('signal').SIGALRM, print)",   # round 8
 ])
-def test_an_answer_that_edits_the_hook_away_still_meets_the_walls(attempt):
+def test_the_walls_stand_without_the_hook(attempt):
     progress = os.environ['TAOTP_PROGRESS']
     with open(progress + '.x', 'w'):
         pass
     os.chmod(progress + '.x', 0o644)
-    result = verdict('99.3', past_the_hook(attempt))
-    assert 'refused with errno' in result.message, result.message
+    assert 'refused with errno' in behind_the_walls(attempt)
     assert not os.path.exists(progress + '.forged') and not os.path.exists(progress + '.link')
     assert os.stat(progress + '.x').st_mode & 0o777 == 0o644
 
@@ -390,16 +390,116 @@ def _landlock_abi():
 
 @pytest.mark.skipif(not WALLED or not _landlock_abi(), reason='Landlock: Linux 5.13 and later')
 @pytest.mark.parametrize('attempt', [
-    lambda: open(taotp.decoding.__file__).read(),
-    lambda: os.open('decoding.py', os.O_RDONLY,             # a path the hook cannot resolve
-                    dir_fd=os.open(os.path.dirname(taotp.decoding.__file__), os.O_RDONLY)),
-    lambda: __import__('importlib').reload(taotp.decoding),
+    "open(taotp.decoding.__file__).read()",
+    "os.open('decoding.py', os.O_RDONLY, "              # a path the hook cannot resolve
+    "dir_fd=os.open(os.path.dirname(taotp.decoding.__file__), os.O_RDONLY))",
+    "__import__('importlib').reload(taotp.decoding)",
 ])
-def test_an_answer_past_the_hook_cannot_read_the_package_back(attempt):
+def test_past_the_hook_the_package_cannot_be_read_back(attempt):
     """Red team, round 7: with the hook edited away, reloading the package's modules from
-    disk brought back every switched-off function; the kernel now refuses those reads."""
-    result = verdict('99.3', past_the_hook(attempt))
-    assert 'refused with errno 13' in result.message, result.message
+    disk brought back every switched-off function; the kernel refuses those reads."""
+    assert 'refused with errno 13' in behind_the_walls(attempt)
+
+
+# ----------------------------------------------------------------------------- a hook out of reach
+
+def then_a_copy(reach):
+    """An answer that tries ``reach`` (to switch the hook's checks off), then makes a copy of
+    the switched-off decoder from its text."""
+    text = decode_source()
+
+    def answer():
+        reach()
+        scope = {}
+        exec(compile(text, '<mine>', 'exec'), scope)
+        return 'went through'
+    return answer
+
+
+def through_a_traceback():
+    """Red team, round 8: the hook's frame, from the traceback of something it refused."""
+    try:
+        os.system('true')
+    except PermissionError as exc:
+        tb = exc.__traceback__
+        while tb is not None:
+            tb.tb_frame.f_globals.update(COPY_TABLE=(), BUSY={__import__('_thread').get_ident()})
+            tb = tb.tb_next
+
+
+def through_patched_modules():
+    """Red team, round 8: the modules whose functions the hook once looked up as it ran."""
+    import posixpath
+    import sys as worker_sys
+    from taotp.exercises import copies
+    copies.match = copies.code_copy = copies.instructions = lambda *args: None
+    posixpath._joinrealpath = lambda *args: (worker_sys._getframe(1), 1 / 0)
+
+    open(os.devnull).close()
+
+
+class Lure:
+    """Cyclic garbage whose finaliser (and ``tb_frame``) edits any frame that holds the
+    hook's table: run inside the hook, it would switch the hook's checks off."""
+    def __init__(self):
+        self.me = self
+
+    def __del__(self):
+        import sys as worker_sys
+        frame = worker_sys._getframe(1)
+        while frame is not None:
+            if 'COPY_TABLE' in frame.f_globals:
+                frame.f_globals['COPY_TABLE'] = ()
+            frame = frame.f_back
+
+
+def through_another_hook():
+    """An audit hook of the answer's, which would run inside the worker's (on the events the
+    worker's raises) and edit its frame: it is never added."""
+    import sys as worker_sys
+
+    def mine(event, args):
+        frame = worker_sys._getframe(1)
+        while frame is not None:
+            if 'COPY_TABLE' in frame.f_globals:
+                frame.f_globals['COPY_TABLE'] = ()
+            frame = frame.f_back
+    worker_sys.addaudithook(mine)
+
+
+def through_a_finaliser():
+    import gc
+    gc.set_threshold(1)
+    for _ in range(200):
+        Lure()
+        compile('x = 1', '<mine>', 'exec')        # the hook runs, allocating
+
+
+@pytest.mark.parametrize('reach, words', [
+    (through_a_traceback, "frames of the worker's audit hook are not available"),
+    (through_patched_modules, 'is a copy of taotp.decoding.decode'),
+    (through_a_finaliser, 'is a copy of taotp.decoding.decode'),
+    (lambda: __import__('sys').settrace(lambda *args: None), 'sys.settrace is not available'),
+    (lambda: __import__('sys').setprofile(lambda *args: None), 'sys.setprofile is not'),
+    (through_another_hook, 'is a copy of taotp.decoding.decode'),
+    (lambda: __import__('sys').audit('object.__getattr__', Lure(), 'tb_frame'),
+     'is a copy of taotp.decoding.decode'),           # an event of its own, with its object
+])
+def test_no_answer_reaches_the_hook(reach, words):
+    fails('99.3', then_a_copy(reach), words)
+
+
+def test_a_copy_made_a_function_without_running_it_is_recognised():
+    """Code compiled from a syntax tree, never run: its function is made directly."""
+    text = decode_source()
+
+    def answer():
+        import ast
+        import types
+        code = compile(ast.parse(text), '<mine>', 'exec')
+        inner = next(c for c in code.co_consts if isinstance(c, types.CodeType))
+        return types.FunctionType(inner, {})
+    fails('99.3', answer, 'is a copy of taotp.decoding.decode')
 
 
 def test_a_file_made_after_the_worker_started_beside_the_package_stays_readable():
@@ -466,3 +566,26 @@ def test_cpu_spent_in_a_thread_that_ended_still_counts():
     finally:
         process.kill()
         process.communicate()
+
+
+def test_the_hook_depends_on_nothing_an_answer_can_change():
+    """Every global name the hook's functions load is in their private scope or its builtins,
+    and every value there is immutable or a C function (``BUSY``, the threads inside the
+    hook, is the one set, and only the hook holds it)."""
+    import dis
+    import types
+    from taotp.exercises import hook
+    scope = hook.private_scope((), [taotp.decoding.__file__], None, {'taotp.train': 'off'})
+    builtin = scope['__builtins__']
+    immutable = (tuple, frozenset, str, int, float, bool, type(None), type,
+                 types.BuiltinFunctionType)
+    for name, value in scope.items():
+        if isinstance(value, types.FunctionType):
+            assert value.__globals__ is scope, name
+            for code in hook.copies.nested_codes(value.__code__):
+                for op in dis.get_instructions(code):
+                    if op.opname == 'LOAD_GLOBAL':
+                        assert op.argval in scope or op.argval in builtin, (name, op.argval)
+        elif name not in ('__builtins__', 'BUSY'):
+            assert isinstance(value, immutable), (name, type(value))
+    assert all(isinstance(v, (types.BuiltinFunctionType, type)) for v in builtin.values())

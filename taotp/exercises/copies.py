@@ -18,7 +18,6 @@ an answer holds working code that does what the puzzle asks, typed or transforme
 the reader, and the walls (``sandbox``) still hold it.  Copies are recognised when they
 are plain or lightly edited: what a reader tempted to paste one would submit.
 """
-import difflib
 import dis
 import functools
 import importlib
@@ -29,27 +28,44 @@ import types
 MIN_OPS = 40
 SIMILAR = 0.8
 MAX_CODE_BYTES = 1 << 18
-_SKIPPED = {'CACHE', 'NOP', 'RESUME', 'EXTENDED_ARG'}
+SKIPPED = frozenset(('CACHE', 'NOP', 'RESUME', 'EXTENDED_ARG'))
+OPNAMES = tuple(dis.opname)
+CodeType = types.CodeType
+
+# ``instructions``, ``nested_codes``, ``match`` and ``code_copy`` use nothing but builtins and
+# the constants above: the worker's audit hook runs them with a private copy of their globals
+# (``hook``), out of reach of an answer that patches modules.
 
 
 def instructions(code_bytes):
     """The names of the instructions of raw bytecode, or None when it is not bytecode."""
-    if not MIN_OPS <= len(code_bytes) // 2 or len(code_bytes) > MAX_CODE_BYTES \
-            or len(code_bytes) % 2:
+    if type(code_bytes) is not bytes or not MIN_OPS <= len(code_bytes) // 2 \
+            or len(code_bytes) > MAX_CODE_BYTES or len(code_bytes) % 2:
         return None
     names = []
     for op in code_bytes[::2]:
-        name = dis.opname[op]
-        if name.startswith('<'):
+        name = OPNAMES[op]
+        if name[:1] == '<':
             return None
-        if name not in _SKIPPED:
+        if name not in SKIPPED:
             names.append(name)
     return tuple(names) if len(names) >= MIN_OPS else None
 
 
-def _codes(obj, seen=None):
+def nested_codes(code):
+    """``code`` and every code object nested in its constants (functions, classes)."""
+    found, todo, seen = [], [code], set()
+    while todo:
+        code = todo.pop()
+        if type(code) is CodeType and id(code) not in seen:
+            seen.add(id(code))
+            found.append(code)
+            todo += code.co_consts
+    return found
+
+
+def _codes(obj):
     """Every code object of a function, a class's methods, and the code nested in them."""
-    seen = set() if seen is None else seen
     obj = getattr(obj, '_implementation', obj)
     obj = getattr(obj, '__wrapped__', obj)
     found = []
@@ -58,17 +74,10 @@ def _codes(obj, seen=None):
             inner = getattr(member, '__func__', member)
             for f in (inner, getattr(inner, 'fget', None)):
                 if isinstance(f, types.FunctionType):
-                    found += _codes(f, seen)
+                    found += _codes(f)
         return found
     code = getattr(obj, '__code__', obj)
-    if not isinstance(code, types.CodeType) or id(code) in seen:
-        return found
-    seen.add(id(code))
-    found.append(code)
-    for const in code.co_consts:
-        if isinstance(const, types.CodeType):
-            found += _codes(const, seen)
-    return found
+    return nested_codes(code) if isinstance(code, types.CodeType) else found
 
 
 def resolve(dotted):
@@ -116,16 +125,50 @@ def checker_functions():
     return found
 
 
+def matched(a, b):
+    """How many items of ``a`` and ``b`` difflib's ``SequenceMatcher(None, a, b,
+    autojunk=False)`` pairs up: the longest common run, then the same on either side."""
+    where = {}
+    for j, item in enumerate(b):
+        where.setdefault(item, []).append(j)
+    total, todo = 0, [(0, len(a), 0, len(b))]
+    while todo:
+        alo, ahi, blo, bhi = todo.pop()
+        besti, bestj, size, runs = alo, blo, 0, {}
+        for i in range(alo, ahi):
+            longer = {}
+            for j in where.get(a[i], ()):
+                if j < blo:
+                    continue
+                if j >= bhi:
+                    break
+                k = longer[j] = runs.get(j - 1, 0) + 1
+                if k > size:
+                    besti, bestj, size = i - k + 1, j - k + 1, k
+            runs = longer
+        if size:
+            total += size
+            todo += [(alo, besti, blo, bestj), (besti + size, ahi, bestj + size, bhi)]
+    return total
+
+
 def match(ops, table):
-    """The switched-off name whose code ``ops`` copies, or None."""
+    """The switched-off name whose code ``ops`` copies (difflib's ratio >= SIMILAR), or None."""
     if ops is None:
         return None
+    counts = {}
+    for op in ops:
+        counts[op] = counts.get(op, 0) + 1
     for theirs, name in table:
-        if 2 * min(len(ops), len(theirs)) < SIMILAR * (len(ops) + len(theirs)):
-            continue                                  # real_quick_ratio, before any set-up
-        matcher = difflib.SequenceMatcher(None, ops, theirs, autojunk=False)
-        if matcher.real_quick_ratio() >= SIMILAR and matcher.quick_ratio() >= SIMILAR \
-                and matcher.ratio() >= SIMILAR:
+        both = len(ops) + len(theirs)
+        if 2 * min(len(ops), len(theirs)) < SIMILAR * both:
+            continue                                  # the lengths alone rule it out
+        left, common = dict(counts), 0
+        for op in theirs:                             # the same items, in any order
+            if left.get(op, 0) > 0:
+                left[op] -= 1
+                common += 1
+        if 2 * common >= SIMILAR * both and 2 * matched(ops, theirs) >= SIMILAR * both:
             return name
     return None
 
@@ -134,7 +177,7 @@ def code_copy(code, table):
     """The switched-off name that ``code`` (or code nested in it) copies, or None."""
     if not table:
         return None
-    for inner in _codes(code):                  # whatever its name (any name can be given)
+    for inner in nested_codes(code):            # whatever its name (any name can be given)
         if found := match(instructions(inner.co_code), table):
             return found
     return None

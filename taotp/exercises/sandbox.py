@@ -1,10 +1,11 @@
 """The operating system's walls around a worker (Linux on x86-64: Colab, CI, most laptops).
 
-An answer can edit the worker's audit hook (Python code in its own process), not a
-seccomp filter: installed before the answer is unpickled, it makes the kernel refuse
-starting programs or processes (a ``clone`` that is not a thread; ``clone3`` says "not
-implemented", so the C library falls back to ``clone``), signalling or inspecting other
-processes, writing, creating, linking, renaming or removing files, new sockets,
+The worker's audit hook (``hook``) is Python in the answer's own process; a seccomp
+filter is the kernel's.  Installed before the answer is unpickled, it makes the kernel
+refuse starting programs or processes (a ``clone`` that is not a thread; ``clone3`` says
+"not implemented", so the C library falls back to ``clone``), new signal handlers (one
+would run an answer's code wherever the main thread is, inside the hook too), signalling
+or inspecting other processes, writing, creating, linking, renaming or removing files, new sockets,
 ``io_uring`` (which seccomp cannot see) and raising resource limits; where the kernel has
 Landlock (5.13 and later), the package's code files cannot be read either, so code an
 answer switched back on cannot come from disk.  The worker also drops every capability
@@ -21,7 +22,7 @@ import platform
 import struct
 
 _X86_64 = {
-    'deny': dict(execve=59, execveat=322, fork=57, vfork=58, ptrace=101, kill=62, tkill=200,
+    'deny': dict(rt_sigaction=13, execve=59, execveat=322, fork=57, vfork=58, ptrace=101, kill=62, tkill=200,
                  tgkill=234, pidfd_open=434, pidfd_getfd=438, pidfd_send_signal=424,
                  process_vm_readv=310, process_vm_writev=311, rt_sigqueueinfo=129,
                  rt_tgsigqueueinfo=297, socket=41, socketpair=53, creat=85, link=86,

@@ -4,10 +4,9 @@ The judge starts one *zygote* per kernel (``python -m taotp.exercises.worker``),
 interpreter that imports NumPy and the package and then only forks: every answer starts
 from the package as it is on disk.  Each fork limits its own memory and CPU time,
 replaces the code of each function the puzzle refuses by one raising ``Refused``, puts
-the operating system's walls around itself (``sandbox``, Linux x86-64), installs an audit
-hook (no processes, signals, ``ctypes``, package sources, the garbage collector's views,
-new ``__code__``, or code copying a switched-off function), then unpickles the answer and
-serves the judge's calls, sending every value back through ``wire.encode``.
+the operating system's walls around itself (``sandbox``, Linux x86-64), installs the audit
+hook (``hook``), then unpickles the answer and serves the judge's calls, sending every
+value back through ``wire.encode``.
 """
 import os
 import signal
@@ -22,7 +21,7 @@ import types
 for _var in ('OPENBLAS_NUM_THREADS', 'OMP_NUM_THREADS', 'MKL_NUM_THREADS'):
     os.environ[_var] = '1'
 
-from . import copies, wire  # noqa: E402
+from . import copies, hook, sandbox, wire  # noqa: E402
 
 OUTPUT_LIMIT = 4000           # characters of the answer's own printing sent back per message
 _PID = struct.Struct('!q')
@@ -63,7 +62,7 @@ def _preload():
     import numpy  # noqa: F401
     import taotp  # noqa: F401
     import taotp.corpus, taotp.programs, taotp.reference  # noqa: E401,F401
-    from taotp.exercises import registry, sandbox
+    from taotp.exercises import registry
     registry()
     sandbox.prepare(_package_files())
     _switch_off_checkers()            # the same for every puzzle: once, before any fork
@@ -177,12 +176,26 @@ def _reply(channel, reply, output):
 
 
 def _describe(exc):
-    """(type name, message, [(file, line, function)], formatted traceback) of an exception."""
-    frames = [(f.filename, f.lineno or 0, f.name) for f in traceback.extract_tb(exc.__traceback__)]
+    """(type name, message, [(file, line, function)], formatted traceback) of an exception;
+    the traceback stops at the audit hook's frame, which nothing may read."""
+    frames, tb = [], exc.__traceback__
+    while tb is not None:
+        try:
+            code = tb.tb_frame.f_code
+        except PermissionError:           # the audit hook's own frame: it refused something
+            break
+        frames.append((code.co_filename, tb.tb_lineno or 0, code.co_name))
+        tb = tb.tb_next
     name = 'a value that cannot be sent back' if isinstance(exc, wire.WireError) else \
         type(exc).__name__
-    text = ''.join(traceback.format_exception(type(exc), exc, exc.__traceback__))
-    return name, str(exc)[:2000], frames[-12:], text[-6000:]
+    try:
+        message = str(exc)[:2000]
+    except BaseException:                 # noqa: B036 (an answer's exception, printed anyhow)
+        message = '(its message could not be printed)'
+    stack = traceback.StackSummary.from_list([(*frame, None) for frame in frames])
+    text = ''.join(['Traceback (most recent call last):\n', *stack.format(),
+                    f'{type(exc).__qualname__}: {message}\n'])
+    return name, message, frames[-12:], text[-6000:]
 
 
 def _prepare(answer_bytes, policy):
@@ -203,12 +216,12 @@ def _prepare(answer_bytes, policy):
     copy_table = copies.fingerprints(functions) + tuple(_CHECKERS)
     for name in functions:
         _switch_off(name)
-    from . import sandbox
     try:
-        walls = sandbox.install()
+        sandbox.install()
     except OSError:                       # a container that forbids seccomp: the hook only
-        walls = False
-    sys.addaudithook(_Hook(policy, copy_table, walls).__call__)
+        pass
+    hook.install(copy_table, _package_files(), policy.get('progress'),
+                 {n[:-2]: hint for n, hint in policy['refused'].items() if n.endswith('.*')})
     output = _Output()
     sys.stdout = sys.stderr = output
     return output
@@ -323,85 +336,6 @@ def _package_files():
                 pass
         _FILES[names] = frozenset(files)
     return _FILES[names]
-
-
-class _Hook:
-    """Refuses what no answer needs (see the module doc), and code compiled, built,
-    unmarshalled or run that copies a switched-off function; an answer can edit it, not the
-    ``sandbox`` walls."""
-
-    DENIED = ('os.fork', 'os.forkpty', 'os.posix_spawn', 'os.exec', 'os.spawn', 'os.system',
-              'subprocess.Popen', 'os.kill', 'os.killpg', 'signal.pthread_kill', 'pty.spawn',
-              'os.startfile', 'winreg', 'marshal.load', 'gc.get_objects', 'gc.get_referrers',
-              'gc.get_referents', 'sys._current_frames')   # gc: the way to this hook (round 7)
-    NO_IMPORT = ('_posixsubprocess', '_ctypes', 'cffi', '_cffi_backend')
-
-    def __init__(self, policy, copy_table=(), walls=False):
-        import marshal
-        self.pid = str(os.getpid())
-        self.protected = _package_files()
-        self.progress = os.path.realpath(policy['progress']) if policy.get('progress') else None
-        self.realpath, self.sep = os.path.realpath, os.sep
-        self.copy_table, self.walls, self.busy = copy_table, walls, False
-        self.modules_off = {n[:-2]: hint for n, hint in policy['refused'].items()
-                            if n.endswith('.*')}      # 'taotp.train.*': the whole package
-        self.compile, self.unmarshal = compile, marshal.loads
-
-    def __call__(self, event, args):
-        if event in self.DENIED or event.startswith('ctypes.') or (
-                event == 'object.__setattr__' and len(args) > 1 and args[1] == '__code__'):
-            raise PermissionError(f'{event} is not available to an answer while it is checked')
-        if event == 'import' and args and str(args[0]).split('.')[0] in self.NO_IMPORT:
-            raise ImportError(f'{args[0]} is not available to an answer while it is checked')
-        if event == 'import' and args and self.modules_off:
-            self._import(str(args[0]))
-        if event == 'open' and args and isinstance(args[0], (str, bytes, os.PathLike)):
-            self._open(os.fsdecode(args[0]))
-        if self.copy_table and not self.busy and event in ('compile', 'exec', 'code.__new__',
-                                                            'marshal.loads'):
-            self.busy = True
-            try:
-                found = self._copied(event, args)
-            finally:
-                self.busy = False
-            if found:
-                raise PermissionError(f'this code is a copy of {found}, which is switched off '
-                                      f'while this puzzle is checked')
-
-    def _copied(self, event, args):
-        if not args:
-            return None
-        if event == 'code.__new__':
-            if isinstance(args[0], bytes):          # named or not: any name can be given
-                return copies.match(copies.instructions(args[0]), self.copy_table)
-            return None
-        code = args[0]
-        try:
-            if event == 'compile' and not isinstance(code, types.CodeType):
-                code = self.compile(code, '<checked>', 'exec', dont_inherit=True)
-            elif event == 'marshal.loads':
-                code = self.unmarshal(code)
-        except Exception:               # the real call will report what is wrong
-            return None
-        return copies.code_copy(code, self.copy_table) if isinstance(code, types.CodeType) \
-            else None
-
-    def _import(self, name):
-        for module, hint in self.modules_off.items():
-            if name == module or name.startswith(module + '.'):
-                raise ImportError(f'{name} is switched off while this puzzle is checked: {hint}')
-
-    def _open(self, path):
-        if path.startswith('/proc/') and path.split('/')[2] not in ('self', 'thread-self',
-                                                                    self.pid):
-            raise PermissionError('another process\'s /proc files are not available to an '
-                                  'answer while it is checked')
-        full = self.realpath(path)
-        if full in self.protected:
-            raise PermissionError(f'the package\'s source files are not available to an '
-                                  f'answer while it is checked (opening {path})')
-        if self.progress and full == self.progress:
-            raise PermissionError('the progress file is not available to an answer')
 
 
 if __name__ == '__main__':
