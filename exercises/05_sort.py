@@ -59,7 +59,9 @@ from taotp.exercises import check, ch05, progress
 # it sorts any set of distinct numbers from 1 to 32. The answer is a params dict with a
 # vocabulary of at least 33 and a block size of at least 64. The checker sorts the visible
 # inputs below, the full set shuffled, the 16 largest numbers, every ordered pair and 1,500
-# random subsets of every size.
+# random subsets of every size. It judges what your program does: Chapter 12's compact Sort
+# is refused as the package builds it, at any settings, but a disguised copy of it is not
+# something the checker can always tell, so that part is on your honour.
 #
 # *Hint:* where exactly must each query point $q_i$ lie, and do the gaps really have to
 # halve?
@@ -114,7 +116,9 @@ check('5.2', build_min_million())
 # layers and heads. Besides the visible inputs below, every check draws runs of 30
 # neighbouring numbers (shuffled) that together hold every number and every pair of
 # neighbours of 1..999, and 25 random inputs of every length up to 30. Powerpoints cannot
-# reach that far; think about what a query has to compare.
+# reach that far; think about what a query has to compare. The checker judges what your
+# program does: it refuses Chapter 12's bits Sort as the package builds it (any code length,
+# rotated or rescaled), but not every disguise of it, so that part is on your honour.
 
 # %%
 for label, numbers in ch05.visible_cases('5.4'):
