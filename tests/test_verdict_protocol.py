@@ -467,6 +467,30 @@ def through_another_hook():
     worker_sys.addaudithook(mine)
 
 
+def through_a_metaclass():
+    """Round 9: a type whose metaclass defines __eq__, in an event made up with sys.audit,
+    was asked by the hook's ``type(x) in (str, bytes)``: it edited the hook's frame."""
+    import sys as worker_sys
+
+    class Meta(type):
+        def __eq__(cls, other):
+            frame = worker_sys._getframe(1)
+            while frame is not None:
+                if 'COPY_TABLE' in frame.f_globals:
+                    frame.f_globals['COPY_TABLE'] = ()
+                frame = frame.f_back
+            return False
+        __hash__ = type.__hash__
+
+    class Bait(metaclass=Meta):
+        pass
+    for event in ('open', 'object.__getattr__', 'exec', 'import', 'code.__new__'):
+        try:
+            worker_sys.audit(event, Bait(), 'tb_frame')
+        except ImportError:                     # the hook's answer to a name that is no text
+            pass
+
+
 def through_a_finaliser():
     import gc
     gc.set_threshold(1)
@@ -482,6 +506,7 @@ def through_a_finaliser():
     (lambda: __import__('sys').settrace(lambda *args: None), 'sys.settrace is not available'),
     (lambda: __import__('sys').setprofile(lambda *args: None), 'sys.setprofile is not'),
     (through_another_hook, 'is a copy of taotp.decoding.decode'),
+    (through_a_metaclass, 'is a copy of taotp.decoding.decode'),
     (lambda: __import__('sys').audit('object.__getattr__', Lure(), 'tb_frame'),
      'is a copy of taotp.decoding.decode'),           # an event of its own, with its object
 ])

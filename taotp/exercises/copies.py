@@ -8,15 +8,17 @@ a copy with a few lines edited still.  Code of fewer than ``MIN_OPS`` instructio
 not compared, nor is the package's anonymous code (lambdas, comprehensions: idioms);
 an answer's code is compared whatever its name.  The judge reads an answer's bytes
 (and text, where bytecode may hide) with ``pickletools``, which executes nothing; the
-worker's audit hook checks every code object compiled, built, unmarshalled or run after
-the answer starts.
+worker's audit hook (``hook``) checks every code object built, unmarshalled, run or made
+a function after the answer starts.
 
 What this cannot do: the package's source is public, so a reader can retype a
-switched-off function, or transform a copy until a fifth of its instructions differ;
-and an answer can edit the hook (Python in its own process) before it makes code.  Such
-an answer holds working code that does what the puzzle asks, typed or transformed by
-the reader, and the walls (``sandbox``) still hold it.  Copies are recognised when they
-are plain or lightly edited: what a reader tempted to paste one would submit.
+switched-off function, or transform a copy until a fifth of its instructions differ
+(round 9 padded every statement with dead stores; code over ``MAX_CODE_BYTES`` is not
+compared either); and an answer that writes memory or makes functions with bytecode of
+its own gets past the hook (see ``hook``).  Such an answer holds working code that does
+what the puzzle asks, typed or transformed by the reader, and the walls (``sandbox``)
+still hold it.  Copies are recognised when they are plain or lightly edited: what a
+reader tempted to paste one would submit.
 """
 import dis
 import functools
@@ -61,6 +63,8 @@ def nested_codes(code):
             seen.add(id(code))
             found.append(code)
             todo += code.co_consts
+        elif type(code) is tuple or type(code) is frozenset:     # code built by hand
+            todo += code
     return found
 
 

@@ -10,6 +10,13 @@ traceback's frame that is one of theirs cannot be read.  What the hook refuses: 
 ``DENIED``; code built, unmarshalled, run or made a function that copies a switched-off
 function (``copies``); a module of a switched-off package; the package's code files and
 the progress file; another process's ``/proc`` files.
+
+What no hook in the answer's own process can stop: an answer that writes memory itself
+(NumPy wraps any address as an array; ``ctypes`` is loaded for the walls), or one that
+makes a function out of compiled code through bytecode of its own (``MAKE_FUNCTION``
+raises no event).  Round 9 ran the package's code, carried compressed, both ways.  The
+hook makes such an answer work for it; what holds is the walls (``sandbox``) and the
+judge, where every verdict is computed.
 """
 import builtins
 import gc
@@ -37,8 +44,8 @@ _COPIED = ('instructions', 'nested_codes', 'matched', 'match', 'code_copy')
 
 def audit(event, args):
     """The hook: refuse ``event`` by raising, or return."""
-    if type(event) is not str or type(args) is not tuple:
-        return                            # made up by ``sys.audit``: not the interpreter's
+    if type(event) is not str or type(args) is not tuple:     # ``is``, never ``==`` or ``in``:
+        return                            # a type's metaclass may define __eq__ (round 9)
     if event in DENIED or event[:7] == 'ctypes.' or (
             event == 'object.__setattr__' and len(args) > 1 and type(args[1]) is str
             and args[1] == '__code__'):
@@ -61,8 +68,8 @@ def audit(event, args):
 
 def refused(event, args):
     """The exception that refuses ``event``, or None."""
-    if event == 'object.__getattr__' and len(args) > 1 and type(args[0]) in FRAME_HOLDERS \
-            and type(args[1]) is str and args[1] in FRAMES:
+    if event == 'object.__getattr__' and len(args) > 1 and type(args[1]) is str \
+            and args[1] in FRAMES and any(type(args[0]) is kind for kind in FRAME_HOLDERS):
         frame = getattr(args[0], args[1], None)
         if frame is not None and id(frame.f_code) in OWN_CODE:
             return PermissionError('the frames of the worker\'s audit hook are not available '
@@ -77,7 +84,7 @@ def refused(event, args):
             if name == module or name[:len(module) + 1] == module + '.':
                 return ImportError(f'{name} is switched off while this puzzle is checked: '
                                    f'{hint}')
-    elif event == 'open' and args and type(args[0]) in (str, bytes):
+    elif event == 'open' and args and (type(args[0]) is str or type(args[0]) is bytes):
         return opened(args[0])
     elif event in CODE_EVENTS and COPY_TABLE and args:
         found = copied(event, args)
