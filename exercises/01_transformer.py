@@ -70,7 +70,7 @@ from taotp.exercises import check, progress
 # token. Write `decode_fast(tokens, params, max_steps, eos)` that returns exactly what
 # `taotp.decode(tokens, params, max_steps, eos, cache=False)` returns (the prompt and the
 # new tokens, as a list of ints), without repeating work for positions it has already
-# processed. The checker compares tokens on four random programs (up to full blocks, with
+# processed. The checker compares tokens on five random programs (up to full blocks, with
 # and without `eos`); then it runs your decoder for 500 to 600 steps on a fresh program with
 # `d_model` 128 and measures its CPU time (the time of its own process, so other work on
 # the machine counts little): at most 5x what the package's own cache takes for the same
@@ -143,7 +143,7 @@ check('1.6', sample_decode)
 # steps, from any prompt (even one longer than the block). It returns the prompt followed
 # by `n_steps` new tokens, as a list of ints. Build it on `taotp.transformer`;
 # `taotp.decode(..., window=True)` already does this, so it is switched off while this
-# puzzle is checked. The checker tries block sizes 1, 5, 8 and 13.
+# puzzle is checked. The checker tries block sizes 1, 3, 5, 8 and 13.
 
 # %%
 def decode_window(tokens, params, n_steps):

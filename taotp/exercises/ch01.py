@@ -1,7 +1,7 @@
 """Checkers for Chapter 1, The Transformer.
 
 Expected answers come from the package's forward pass (``decode``, ``transformer``).  Each
-check draws four programs of the shapes in ``SHAPES`` from a new seed, which a message
+check draws five programs of the shapes in ``SHAPES`` from a new seed, which a message
 names: ``case_programs(seed)`` rebuilds them.  Puzzles 1.3, 1.4, 1.6 and 1.7 ask for what
 the package already does; while they are checked, those functions are switched off
 (``refuse``).
@@ -48,13 +48,14 @@ SHAPES = (   # (vocab, d_model, layer norms, layers as (n_heads, d_head, d_value
     (5, 6, 'scalar', ((3, 2, 2, 0),) * 3),
     (11, 12, 'default', ((1, 12, 12, 9),)),
     (2, 4, 'vector', ((0, 1, 1, 6), (3, 1, 4, 3))),       # a layer without heads; d_v != d_head
+    (6, 5, 'vector', ()),                                  # no layers (Hello World's shape)
 )
-SCOPE = ('4 random programs drawn afresh (1 to 3 layers, up to 3 heads, a layer without heads, '
+SCOPE = ('5 random programs drawn afresh (0 to 3 layers, up to 3 heads, a layer without heads, '
          'd_value != d_head, d_ff = 0, vector and scalar layer norms)')
 
 
 def case_programs(seed, norms=None):
-    """The four programs of one check (``SHAPES``, block 24, weights from ``seed``); the seed
+    """The five programs of one check (``SHAPES``, block 24, weights from ``seed``); the seed
     of a failed case is printed in its message."""
     rng = np.random.default_rng(seed)
     return [random_program(rng, vocab, 24, d, layers, norms or kind)
@@ -373,10 +374,10 @@ def check_1_6(sample_decode):
                       f'the time, where the law gives them {mass[b] / count[b]:.3f} on average '
                       f'({int(count[b]):,} chances; a right sampler stays within '
                       f'{margin[b] / count[b]:.3f}): draw every step from the whole law')
-    return Passed(f'greedy at a fresh T from 1e-5 to 1e-3 on 4 fresh programs, reproducible '
-                  f'with a seeded rng, and at T = 0.5, 2 and fresh Ts from 0.05 to 0.3 and 0.7 '
-                  f'to 1.4 on the notebook\'s program and at a fresh T from 2 to 3 on one drawn '
-                  f'afresh, every '
+    return Passed(f'greedy at a fresh T from 1e-5 to 1e-3 on {len(SHAPES)} fresh programs, '
+                  f'reproducible with a seeded rng, and at T = 0.5, 2 and fresh Ts from 0.05 to '
+                  f'0.3 and 0.7 to 1.4 on the notebook\'s program and at a fresh T from 2 to 3 on '
+                  f'one drawn afresh, every '
                   f'one of {steps} steps of {n} runs follows softmax(logits / T) of its own '
                   f'prefix (token frequencies per step within {per_step:.3f}, over all steps '
                   f'within {pooled:.3f}), tokens are drawn as often as the law says in each '
@@ -387,7 +388,7 @@ def check_1_6(sample_decode):
 
 # ----------------------------------------------------------------------------- 1.7
 
-BLOCKS_1_7 = (8, 5, 1, 13)
+BLOCKS_1_7 = (8, 5, 1, 13, 3)
 REFUSE_1_7 = {**EXTRAS_OFF,
               'taotp.decoding.decode': 'which already slides the window (decode(..., '
                                        'window=True)): feed the last block_size tokens to '
@@ -412,7 +413,7 @@ def check_1_7(decode_window):
                          max_steps=steps, window=True)
             checked += 1
     return Passed(f'{checked} prompts (1 token, a full block, longer than the block, 0 steps) at '
-                  f'block sizes 1, 5, 8 and 13 over {SCOPE}; every token is the argmax over the '
+                  f'block sizes 1, 3, 5, 8 and 13 over {SCOPE}; every token is the argmax over the '
                   f'last block_size tokens, up to 40 steps')
 
 
