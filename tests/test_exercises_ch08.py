@@ -7,7 +7,7 @@ worker, judged in the judge.
 |---|---|---|
 | 8.1, 8.2 | no checker (open-ended; worked answers in the solutions notebook) | - |
 | 8.3 | a letter of `CHOICES_8_3` or a function tokens -> next token that agrees with the Fig. 8.3 program at full precision on 776 prompts: every prompt of 1-2 tokens; of 3-8: repeated tokens, runs, the smallest token at every place, the vocabulary's ends, and 300 random ones drawn afresh; messages never say what the program outputs | every wrong letter; predicting the printed one-decimal weights; the minimum of all but the first token (caught by the adversarial prompts); True for token 1; half tokens, text, NaN. a function that runs the listing (printed, or the 2-decimal one: passed in round 7), refused since: the package's forward pass, its pieces and the loop reference are off in the worker. Not preventable: guessing among 6 letters |
-| 8.4 | a loader `my_compile(text) -> params`: both printed listings, a dumped random program and 17 compact forms (12 random, drawn afresh: field order, ints and floats, width-0 MLPs) equal their full forms bit for bit; 11 malformed texts raise with a message; 4 texts holding code are refused and never run; the package's loader (`ch08.LOADER_PARTS`) is switched off where the loader runs | `taotp.load_program` itself, `compile_TAOTP`, a wrapper, the parser alone, `build(parse(text))` bound before the check; `eval` without builtins; a loader ignoring unknown layer keys or a `block_size` that contradicts `pos_emb`; nested lists instead of arrays; the book's Fig. 8.1 loader; a loader missing each default; one that returns garbage, changes a value, raises with no message, exits or loops on malformed texts, runs the injected call |
+| 8.4 | a loader `my_compile(text) -> params`: both printed listings, a dumped random program and 17 compact forms (12 random, drawn afresh: field order, ints and floats, width-0 MLPs) equal their full forms bit for bit; 11 malformed texts and 6 drawn afresh (`ch08.malformed_programs`: a random program broken one way each, kept only if the package's loader refuses it) raise with a message; 4 texts holding code are refused and never run; the package's loader (`ch08.LOADER_PARTS`) is switched off where the loader runs | `taotp.load_program` itself, `compile_TAOTP`, a wrapper, the parser alone, `build(parse(text))` bound before the check; `eval` without builtins; a loader ignoring unknown layer keys or a `block_size` that contradicts `pos_emb`; nested lists instead of arrays; the book's Fig. 8.1 loader; a loader missing each default; one that returns garbage, changes a value, raises with no message, exits or loops on malformed texts, runs the injected call |
 
 Red team (issue 17): attacks by class, and why they fail now.
 
@@ -20,10 +20,12 @@ Red team (issue 17): attacks by class, and why they fail now.
 | 3 before | the answer empties the checker's list of switched-off functions, then calls the package | 8.4 | the switch-off happened before the answer was loaded; the list it edits is the worker's copy |
 | 3 before | rewrite the expected programs through the call's frames | 8.4 | the judge's frames are in another process |
 | 6 space | a loader that rounds every number to 10 digits (right on every short number of the fixed texts) | 8.4 | random programs with up to 16 decimals, compared bit for bit |
+| 6 space | a loader that checks only what the 11 fixed malformed texts break (round 9: NaN, a wrong Q, pos_emb's width, an unknown key in ln1 went through) | 8.4 | 6 malformed texts drawn afresh, one per kind, anywhere in a random program |
 """
 import ast
 import copy
 import inspect
+import json
 import re
 import sys
 import time
@@ -256,7 +258,31 @@ def _rounded(reference):
     return loader
 
 
+_KNOWN = ({'tok_emb', 'pos_emb', 'out_emb', 'layers', 'lnf', 'block_size'},
+          {'Q', 'K', 'V', 'P', 'M1', 'b1', 'M2', 'b2', 'ln1', 'ln2'}, {'gamma', 'beta'})
+
+
+def _fixed_texts_only(ref):
+    """Round 9: a loader that refuses what the 11 fixed texts break, and the same fault
+    anywhere else not: unknown keys other than theirs are dropped."""
+    def drop(tree, level):
+        if isinstance(tree, dict):
+            return {k: drop(v, 1 if k == 'layers' else 2 if k in ('ln1', 'ln2', 'lnf') else level)
+                    for k, v in tree.items() if k in _KNOWN[level] or k in ('tok_embs', 'M3',
+                                                                               'gama')}
+        return [drop(v, level) for v in tree] if isinstance(tree, list) and level == 1 else tree
+
+    def loader(text):
+        try:
+            tree = json.loads(text)
+        except ValueError:
+            return ref(text)
+        return ref(json.dumps(drop(tree, 0)) if isinstance(tree, dict) else text)
+    return loader
+
+
 @pytest.mark.parametrize('make, fragments', [
+    (_fixed_texts_only, ['an unknown key in', 'your loader returned a value instead of raising']),
     (lambda ref: _book_loader, ["the params your loader made from the book listing 'min': "
                                 "layers[0]['M2'] must have 2 dimensions; got shape (0,)"]),
     (lambda ref: _almost(ref, 'ln'), ["your loader raised KeyError: 'ln1' on a program with no "
@@ -284,7 +310,7 @@ def _rounded(reference):
                      "at tok_emb: your loader gave 1.200000000001 at flat index 0"]),
     (_rounded, ['the dumped random program ch08.dumped_program(',
                 'your program differs from the full form at']),
-], ids=['book', 'no-ln', 'no-block-size', 'no-layers', 'unknown-key', 'eval-payload',
+], ids=['fixed-texts-only', 'book', 'no-ln', 'no-block-size', 'no-layers', 'unknown-key', 'eval-payload',
         'restricted-eval', 'lax-layers', 'ignores-block-size', 'nested-lists', 'exits', 'silent',
         'off-by-a-bit', 'rounded'])
 def test_8_4_wrong_loaders_are_caught(make, fragments):

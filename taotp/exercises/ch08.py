@@ -248,6 +248,90 @@ def dumped_program(seed):
                          n_layers=2, n_heads=2, d_head=2, d_ff=3)
 
 
+MALFORMED_DRAWN = 6
+
+
+def malformed_programs(seed):
+    """(what, text) of the malformed texts one check of 8.4 draws: random compact programs,
+    each broken one way (a wrong trailing size, a ragged row, a number that is not finite,
+    an unknown key at some level, a block_size that is not a positive whole number, one
+    that contradicts pos_emb); only texts the package's own loader refuses are kept."""
+    rng = np.random.default_rng([seed, 84])
+    out, kinds = [], ['trailing', 'ragged', 'finite', 'key', 'block', 'contradicts']
+    while kinds:
+        tree = json.loads(_random_program(rng)[0])
+        made = _break(tree, kinds[0], rng)
+        if made is None:
+            continue
+        what, text = made
+        try:
+            load_program(text)
+            continue                              # still a program: try another draw
+        except Exception:                         # noqa: BLE001 (refused: malformed)
+            out.append((f'{what} (ch08.malformed_programs({seed})[{len(out)}])', text))
+            kinds.pop(0)
+    return out
+
+
+def _arrays(tree):
+    """(where, parent, key) of every array field of a compact program."""
+    found = [(k, tree, k) for k in ('tok_emb', 'pos_emb', 'out_emb') if k in tree]
+    for i, layer in enumerate(tree.get('layers', [])):
+        found += [(f'layers[{i}].{k}', layer, k) for k in layer if k not in ('ln1', 'ln2')]
+    return found
+
+
+def _rows(value):
+    """Every innermost list of a nested list."""
+    if value and isinstance(value[0], list):
+        return [row for v in value for row in _rows(v)]
+    return [value]
+
+
+def _break(tree, kind, rng):
+    """``tree`` broken one way, as (what, text), or None when this program cannot be."""
+    if kind in ('trailing', 'ragged', 'finite'):
+        fields = [(w, p, k) for w, p, k in _arrays(tree) if any(_rows(p[k]))]
+        if not fields:
+            return None
+        where, parent, key = fields[int(rng.integers(len(fields)))]
+        rows = [r for r in _rows(parent[key]) if r]
+        if kind == 'trailing':
+            for row in _rows(parent[key]):
+                row.append(0.0)
+            what = f'one more number at the end of every row of {where}'
+        elif kind == 'ragged':
+            if len(rows) < 2:
+                return None
+            rows[int(rng.integers(len(rows)))].pop()
+            what = f'a ragged {where} (one row a number short)'
+        else:
+            row = rows[int(rng.integers(len(rows)))]
+            row[int(rng.integers(len(row)))] = float(rng.choice([np.nan, np.inf, -np.inf]))
+            what = f'a number in {where} that is not finite'
+    elif kind == 'key':
+        places = [('the top level', tree)] + [(f'layers[{i}]', layer) for i, layer in
+                                              enumerate(tree.get('layers', []))]
+        places += [(f'layers[{i}].{k}', layer.setdefault(k, {'gamma': 1.0, 'beta': 0.0}))
+                   for i, layer in enumerate(tree.get('layers', [])) for k in ('ln1', 'ln2')]
+        places.append(('lnf', tree.setdefault('lnf', {'gamma': 1.0, 'beta': 0.0})))
+        where, place = places[int(rng.integers(len(places)))]
+        name = ''.join(rng.choice(list('abcdefgqkvpm_'), size=int(rng.integers(1, 8))))
+        place[name + '_x'] = 1.0
+        what = f'an unknown key in {where}'
+    elif kind == 'block':
+        tree.pop('pos_emb', None)
+        tree['block_size'] = float(rng.choice([0, -int(rng.integers(1, 5)),
+                                               int(rng.integers(1, 5)) + 0.5]))
+        what = f'block_size {tree["block_size"]:g}'
+    else:
+        if 'pos_emb' not in tree:
+            return None
+        tree['block_size'] = len(tree['pos_emb']) + int(rng.choice([-1, 1]))
+        what = f'block_size {tree["block_size"]} with a pos_emb of {len(tree["pos_emb"])} rows'
+    return what, json.dumps(tree)
+
+
 # ----------------------------------------------------------------------------- 8.4 check
 
 LOADER_PARTS = ('taotp.interpreter.load.load_program', 'taotp.interpreter.parse.parse',
@@ -335,7 +419,7 @@ def check_8_4(my_compile):
     for i, (text, want) in enumerate(random_programs(seed)):
         _loaded(my_compile, text, f'random compact program {i} of ch08.random_programs({seed}) '
                                   f'({text[:200]})', want)
-    for what, text in _MALFORMED:
+    for what, text in _MALFORMED + tuple(malformed_programs(seed)):
         _must_refuse(my_compile, text, what, 'the text is malformed')
     for what, text in _EXPRESSIONS + (('a function call', _PAYLOAD),):
         _must_refuse(my_compile, text, f'a text holding {what}',
@@ -344,7 +428,7 @@ def check_8_4(my_compile):
                   f'{len(_COMPACT_CASES) + RANDOM_PROGRAMS} compact forms ({RANDOM_PROGRAMS} '
                   f'random, drawn for this check: any field order, ints and floats, MLPs of '
                   f'width 0) equal their full forms; raises with a message on {len(_MALFORMED)} '
-                  f'malformed texts; refuses {len(_EXPRESSIONS) + 1} texts holding code and never '
+                  f'malformed texts and {MALFORMED_DRAWN} drawn for this check; refuses {len(_EXPRESSIONS) + 1} texts holding code and never '
                   f'runs them; the package\'s own loader was switched off')
 
 
