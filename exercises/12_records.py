@@ -116,10 +116,12 @@ check('12.3', build_small_sort())
 # `taotp.lookup.random_lookup_table(1000, 5, 10, rng=0)`) at block size 16 has fewer
 # parameters than the record's at the same size. Every key is asked alone, behind random
 # prefixes and behind prefixes made of other keys; the checker also builds programs, at
-# block size 16, for XOR, for keys of 12 tokens that differ only in the first (or only in
-# the last) token, and for a random table, and asks their keys the same way. The random
-# table and the prefixes are drawn afresh on every check; a NOT YET on the random table
-# names the seed, and `taotp.exercises.ch12.lookup_tables(seed)[3]` rebuilds it.
+# block size 16, for XOR and for keys of 12 tokens that differ only in the first (or only
+# in the last) token, and for three random tables (keys of three lengths from 1 to 8
+# tokens, over 2 to 60, up to 300 of them, at a block size from the key's length to 32),
+# and asks their keys the same way. The random tables and the prefixes are drawn afresh on
+# every check; a NOT YET on a random table names the seed and the table's index i, and
+# `taotp.exercises.ch12.lookup_tables(seed)[i]` rebuilds it.
 
 # %%
 def build_lookup(ks, vs, vocab_size, block_size):

@@ -214,26 +214,36 @@ def check_12_3(params):
 # ----------------------------------------------------------------------------- Lookup
 
 def lookup_tables(seed):
-    """(name, ks, vs, vocab) of the tables one 12.4 check builds beside the 1,000-entry one:
-    XOR, 50 keys of 12 tokens that differ only in the first (or only in the last) token,
-    and a random table of 200 keys of 3 tokens over 7 drawn from ``seed``."""
-    tables = [('XOR', np.array([[0, 0], [0, 1], [1, 0], [1, 1]]), np.array([0, 1, 1, 0]), 2)]
+    """(name, ks, vs, vocab, block) of the tables one 12.4 check builds beside the 1,000-entry
+    one: XOR, 50 keys of 12 tokens that differ only in the first (or only in the last)
+    token, at block size 16, and three random tables drawn from ``seed``: keys of three
+    different lengths from 1 to 8 tokens, each over a vocabulary of 2 to 60, up to 300 keys,
+    at a block size from the key's length to 32."""
+    tables = [('XOR', np.array([[0, 0], [0, 1], [1, 0], [1, 1]]), np.array([0, 1, 1, 0]), 2,
+               LOOKUP_BLOCK)]
     base = np.random.default_rng(1204).integers(0, 50, size=12)
     for where, name in ((0, 'first'), (-1, 'last')):
         ks = np.tile(base, (50, 1))
         ks[:, where] = np.arange(50)
         tables.append((f'50 keys of 12 tokens that differ only in the {name} token', ks,
-                       np.random.default_rng(where + 5).permutation(50), 50))
-    ks, vs = random_lookup_table(200, 3, 7, rng=seed)
-    return tables + [(f'the random table ch12.lookup_tables({seed})[3] (200 keys of 3 tokens '
-                      f'over 7)', ks, vs, 7)]
+                       np.random.default_rng(where + 5).permutation(50), 50, LOOKUP_BLOCK))
+    rng = np.random.default_rng(seed)
+    for i, length in enumerate(rng.choice(np.arange(1, 9), size=3, replace=False).tolist()):
+        vocab = int(rng.integers(2, 61))
+        entries = int(min(rng.integers(1, 301), vocab ** length))
+        block = int(rng.integers(length, 2 * LOOKUP_BLOCK + 1))
+        ks, vs = random_lookup_table(entries, length, vocab, rng=rng)
+        tables.append((f'the random table ch12.lookup_tables({seed})[{3 + i}] ({entries} keys '
+                       f'of {length} tokens over {vocab}, block size {block})', ks, vs, vocab,
+                       block))
+    return tables
 
 
-def _lookup_right(params, ks, vs, vocab, name, rng):
+def _lookup_right(params, ks, vs, vocab, block, name, rng):
     """Every key alone, behind random prefixes of every length that fits and behind a full
     prefix cut from other keys: a program right only when the key sits at the start or at
     the end of the block fails."""
-    longest = LOOKUP_BLOCK - ks.shape[1]
+    longest = block - ks.shape[1]
     for length, mode in [(n, 'random') for n in range(longest + 1)] + [(longest, 'keys')]:
         q = lookup_queries(ks, length, vocab, rng=rng, mode=mode)
         got = tk.run_program(lambda: last_token_argmax(q, params), on=name)
@@ -254,28 +264,30 @@ def check_12_4(build):
     if not isinstance(build, tk.Remote):
         raise Finding(f'expected a builder function build(ks, vs, vocab_size, block_size); got '
                       f'{tk.describe(build)}')
-    tables = [("Chapter 3's table of 1,000 keys of 5 tokens over 10", *_big_table(), 10)]
+    tables = [("Chapter 3's table of 1,000 keys of 5 tokens over 10", *_big_table(), 10,
+               LOOKUP_BLOCK)]
     tables += lookup_tables(tk.fresh_seed())
     rng = tk.fresh_rng()
-    for i, (name, ks, vs, vocab) in enumerate(tables):
+    for i, (name, ks, vs, vocab, block) in enumerate(tables):
         what = f'the program your builder returned for {name}'
-        params = tk.call(build, ks, vs, vocab, LOOKUP_BLOCK, what='your builder',
-                         on=f'{name} (vocab_size={vocab}, block_size={LOOKUP_BLOCK})')
+        params = tk.call(build, ks, vs, vocab, block, what='your builder',
+                         on=f'{name} (vocab_size={vocab}, block_size={block})')
         if params is None:
             raise Finding('your builder returned None (starter code not filled in yet, or a '
                           'missing return?)')
-        params = _program(params, vocab, LOOKUP_BLOCK, 'the size it was given',
+        params = _program(params, vocab, block, 'the size it was given',
                           'the size it was given', what=what)
         if i == 0:                                     # measured and run: the same program
             _at_most_record(params, 'total', LOOKUP, f'{what} (block_size {LOOKUP_BLOCK})')
             record = params
-        _lookup_right(params, ks, vs, vocab, name, rng)
+        _lookup_right(params, ks, vs, vocab, block, name, rng)
     return _verdict(record, 'total', LOOKUP,
-                    f'{len(tables)} programs of your builder (block_size {LOOKUP_BLOCK}): every '
-                    f'key of the 1,000-entry table, of XOR, of keys sharing 11 of 12 tokens '
-                    f'(first or last differs) and of a random table drawn afresh, alone, behind '
-                    f'random prefixes of every length that fits and behind prefixes made of '
-                    f'other keys (prefixes drawn afresh); size of the 1,000-entry program')
+                    f'{len(tables)} programs of your builder: every key of the 1,000-entry '
+                    f'table, of XOR, of keys sharing 11 of 12 tokens (first or last differs), '
+                    f'all at block size {LOOKUP_BLOCK}, and of three random tables of shapes and '
+                    f'block sizes drawn afresh, alone, behind random prefixes of every length '
+                    f'that fits and behind prefixes made of other keys (prefixes drawn afresh); '
+                    f'size of the 1,000-entry program')
 
 
 # ----------------------------------------------------------------------------- 6.12
