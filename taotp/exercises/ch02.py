@@ -23,9 +23,10 @@ VOCAB = len(message_tokenizer(HELLO_WORLD))                                  # 1
 BLOCK = len(hello_world_targets(HELLO_WORLD, message_tokenizer(HELLO_WORLD)))   # 13 positions
 # puzzles 2.1 and 2.2: the sizes the notebook names, from the smallest to a thousand ...
 REPEATER_SIZES = (1, 2, 3, 4, 11, 40, 64, 100, 257, 1000)
-HIDDEN_SIZES = 2          # ... and this many more drawn afresh from 5..1000 on every check
-SIZES_SEEN = (f'vocab sizes {", ".join(map(str, REPEATER_SIZES))} and {HIDDEN_SIZES} more drawn '
-              f'afresh from 5 to 1,000')
+HIDDEN_SIZES = 2          # ... and this many more drawn afresh from 5..1000 on every check,
+LARGE_SIZES = (1001, 2048)  # and one from here (round 10: a program right up to 1,024 passed)
+SIZES_SEEN = (f'vocab sizes {", ".join(map(str, REPEATER_SIZES))}, {HIDDEN_SIZES} more drawn '
+              f'afresh from 5 to 1,000 and one from {LARGE_SIZES[0]:,} to {LARGE_SIZES[1]:,}')
 
 
 def _program_and_tokenizer(answer, message):
@@ -100,9 +101,11 @@ def _every_entry(answer, ok, rule):
 # ----------------------------------------------------------------------------- 2.1 and 2.2
 
 def _sizes(rng):
-    """The notebook's vocabulary sizes, then ``HIDDEN_SIZES`` others drawn from ``rng``."""
+    """The notebook's vocabulary sizes, then ``HIDDEN_SIZES`` others and one larger drawn from
+    ``rng``."""
     others = np.setdiff1d(np.arange(5, 1001), REPEATER_SIZES)
     hidden = sorted(int(v) for v in rng.choice(others, HIDDEN_SIZES, replace=False))
+    hidden.append(int(rng.integers(LARGE_SIZES[0], LARGE_SIZES[1] + 1)))
     return [(v, f'vocab_size={v}') for v in REPEATER_SIZES] + \
         [(v, f'vocab_size={v} (a size drawn afresh for this check)') for v in hidden]
 
