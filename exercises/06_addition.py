@@ -60,7 +60,8 @@ from taotp.exercises import check, progress
 # $f(x) = \mathrm{relu}(x M_1 + b_1) M_2 + b_2$ equals `a0` at `x0` and 0 whenever $|x - x_0| \ge 1$.
 # The checker tries the 9 pairs `(x0, a0)` below and 40 more drawn afresh on every check, with
 # $|x_0|$ and $|a_0|$ from $10^{-3}$ to $10^4$ and both signs; a NOT YET about one of those prints a
-# seed, and `taotp.exercises.ch06.spike_cases(seed)` lists them. It wants your own units: the
+# seed, and `taotp.exercises.ch06.spike_cases(seed)` lists them. "Equals" means to within
+# rounding, $10^{-9} |a_0| \max(1, |x_0|, |x|)$ at each $x$. It wants your own units: the
 # package's `taotp.addition.spike`, `taotp.build_MLP` and `taotp.lookup.universal.interpolating_mlp`
 # are switched off while your function runs.
 

@@ -6,7 +6,7 @@ worker, judged in the judge), exactly as a reader's ``check`` does.
 | id | what is checked (solved means) | cases: visible / hidden |
 |---|---|---|
 | 6.1, 6.9, 6.12, 6.18 | no checker (proofs and an experiment; worked answers in the solutions notebook) | - |
-| 6.2 | `spike(x0, a0)` -> 3 hidden units, f(x0) = a0 and f = 0 for abs(x - x0) >= 1 (grid, every kink, beyond the last kink, +-1e6) | 9 shown / 40 from a fresh seed (`ch06.spike_cases(seed)`) |
+| 6.2 | `spike(x0, a0)` -> 3 hidden units, f(x0) = a0 and f = 0 for abs(x - x0) >= 1 (grid, every kink, beyond the last kink, +-1e6), to 1e-9 abs(a0) max(1, abs(x0), abs(x)) (round 10: a tolerance that grew with x0 alone let an offset of 1e-9 x0 pass) | 9 shown / 40 from a fresh seed (`ch06.spike_cases(seed)`) |
 | 6.3 | `build_MLP(xs, ys)` -> at most 3n hidden units, exact (1e-6 of the largest output) | 0 / 13 sets from a fresh seed (`ch06.mlp_sets(seed)`) |
 | 6.4 | 2 hidden units; f(0) = 1 and f <= 0 for abs(x) >= 1 | the whole line (f is piecewise linear) |
 | 6.5 | `count_for_base(b)` equals count_params of Fig. 6.2's construction, built in the judge | b = 2..100 / 3 bases in 101..10^6, fresh |
@@ -117,6 +117,14 @@ def test_6_2_wrong():
     fails('6.2', lambda x0, a0: spike(x0, 1.0), 'x0=2.5, a0=-3.0', 'f(x0) should be a0 = -3.0')
     fails('6.2', lambda x0, a0: spike(x0, a0, width=2.0), 'x0=0.0, a0=1.0',
           'f should be 0 where |x - x0| >= 1')
+
+
+def test_6_2_an_offset_that_grows_with_x0_fails():
+    """Round 10: b2 = 0.9e-9 |x0| fit a tolerance of 1e-9 max(1, |a0|, |x0|)."""
+    def offset(x0, a0):
+        M1, b1, M2, b2 = spike(x0, a0)
+        return M1, b1, M2, np.asarray(b2) + 0.9e-9 * abs(x0)
+    fails('6.2', offset, 'f(x0) should be a0')
 
 
 def test_6_3_wrong():

@@ -52,15 +52,16 @@ def _at(weights, xs):
         return scalar_mlp(xs, *weights)
 
 
-def _outside(weights, x0, size=np.abs):
-    """(x, f(x)) where |x - x0| >= 1 and ``size(f)`` is largest (NaN first) among a grid, +-1e6,
-    every kink there and one beyond the last (f is piecewise linear: that covers every x there)."""
+def _outside(weights, x0, size=lambda vals, xs: np.abs(vals)):
+    """(x, f(x)) where |x - x0| >= 1 and ``size(f, x)`` is largest (NaN first) among a grid,
+    +-1e6, every kink there and one beyond the last (f is piecewise linear: that covers every
+    x there)."""
     m1, b1 = weights[0][0], weights[1]
     kinks = [k for k in -b1[m1 != 0] / m1[m1 != 0] if abs(k - x0) >= 1]
     ends = [x0 + 1e6, x0 - 1e6, max([x0 + 1] + kinks) + 1, min([x0 - 1] + kinks) - 1]
     xs = np.concatenate([x0 + np.linspace(1, 50, 400), x0 - np.linspace(1, 50, 400), kinks, ends])
     vals = _at(weights, xs)[:, 0]
-    j = int(np.argmax(size(vals)))
+    j = int(np.argmax(size(vals, xs)))
     return float(xs[j]), vals[j]
 
 
@@ -84,12 +85,13 @@ def check_6_2(spike):
                                     if i >= len(SPIKES_SHOWN) else '')
         w = _weights(toolkit.call(spike, x0, a0, what='your spike', on=on), f'your spike for {on}',
                      units=3)
-        tol = 1e-9 * max(1.0, abs(a0), abs(x0))
+        def tol(x):       # rounding in relu(x M1 + b1) M2 scales with the height and with x
+            return 1e-9 * abs(a0) * np.maximum(1.0, np.maximum(abs(x0), np.abs(x)))
         top = _at(w, [x0])[0, 0]
-        if not abs(top - a0) <= tol:
+        if not abs(top - a0) <= tol(x0):
             raise Finding(f'{on}: f(x0) should be a0 = {a0}; got {top}', (x0, a0))
-        far, val = _outside(w, x0)
-        if not abs(val) <= tol:
+        far, val = _outside(w, x0, lambda vals, xs: np.abs(vals) / np.maximum(tol(xs), 1e-300))
+        if not abs(val) <= tol(far):
             raise Finding(f'{on}: f should be 0 where |x - x0| >= 1; got {val} at x = {far}',
                           (x0, a0))
     return Passed(f'{len(SPIKES_SHOWN)} (x0, a0) pairs shown in the notebook, 40 drawn afresh: 3 '
@@ -150,7 +152,7 @@ def check_6_4(answer):
     w = _weights(answer, 'your weak spike', units=2)
     if not abs(_at(w, [0.0])[0, 0] - 1) < 1e-9:
         raise Finding(f'f(0) should be 1; got {_at(w, [0.0])[0, 0]}')
-    x, val = _outside(w, 0.0, size=lambda vals: vals)          # the highest f
+    x, val = _outside(w, 0.0, size=lambda vals, xs: vals)      # the highest f
     if not val <= 1e-9:
         raise Finding(f'f(x) should be <= 0 for |x| >= 1; got f({x}) = {val}', x)
     return Passed('2 hidden units; f(0) = 1 and f <= 0 where |x| >= 1 (a grid, +-1e6, every kink '
