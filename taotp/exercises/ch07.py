@@ -282,11 +282,12 @@ def _orthogonal(d, rng):
     return Q * np.sign(np.diag(R))
 
 
-def padded_encoding(q, d, m, rng, eps=1e-3, medium=False, outlier=False):
+def padded_encoding(q, d, m, rng, eps=1e-3, medium=False, outlier=False, near=False):
     """A (q, d) encoding with general padding dimension m (noise eps), hidden by a random rotation
     and offset: m coordinates are a constant plus noise of at most eps / (20 sqrt(d)) each (with
     ``medium``, one spreads over +-0.4 eps instead; with ``outlier``, one more is as quiet but
-    for one row 25 eps away), the rest standard normal."""
+    for one row 25 eps away; with ``near``, one loud coordinate takes two values only
+    ``NEAR_LOUD`` apart), the rest standard normal."""
     noise = eps / (20 * np.sqrt(d))
     extra = int(outlier)
     quiet = rng.uniform(-noise, noise, (q, m + extra)) + rng.standard_normal(m + extra)
@@ -294,14 +295,22 @@ def padded_encoding(q, d, m, rng, eps=1e-3, medium=False, outlier=False):
         quiet[:, 0] += rng.uniform(-0.4 * eps, 0.4 * eps, q)
     if outlier:
         quiet[int(rng.integers(q)), m] += 25 * eps
-    X = np.concatenate([rng.standard_normal((q, d - m - extra)), quiet], axis=1)
+    loud = rng.standard_normal((q, d - m - extra))
+    if near and loud.shape[1]:          # two values: its spread is its root mean square
+        low = NEAR_LOUD * np.sqrt(m + 1)
+        loud[:, 0] = rng.choice([-0.5, 0.5], q) * rng.uniform(low, 2 * low) * eps
+    X = np.concatenate([loud, quiet], axis=1)
     return X @ _orthogonal(d, rng) + rng.standard_normal(d)
+
+
+NEAR_LOUD = 4.5     # x eps sqrt(m + 1): no m + 1 dimensions fit in a box of half-width eps
 
 
 def has_wide_gap(X, eps, m, outlier=False):
     """True when the answer m is unambiguous: the m quietest directions fit in a ball of
     radius eps / 2, and every direction outside them (but for one outlier direction, which
-    reaches 20 eps) spreads over more than 20 eps."""
+    reaches 20 eps) has a root mean square spread over 2.2 eps sqrt(m + 1), so no m + 1
+    dimensions fit in an eps-ball, nor in a box of half-width eps."""
     _, s, Vt = np.linalg.svd(X - X.mean(axis=0))
     quiet, loud = Vt[::-1][:m], Vt[::-1][m:]
     if m:
@@ -314,14 +323,15 @@ def has_wide_gap(X, eps, m, outlier=False):
             return False
         loud = loud[1:]
     # a unit u in the loud span has range >= max |u.x| >= s_min / sqrt(q)
-    return not len(loud) or s[:len(loud)].min() / np.sqrt(len(X)) > 20 * eps
+    return not len(loud) or s[:len(loud)].min() / np.sqrt(len(X)) > 2.2 * np.sqrt(m + 1) * eps
 
 
 def padding_cases(seed):
     """The (encoding, eps, padding dimension, label) of one check of 7.10, drawn from ``seed``:
     padding from 0 to all dims, one shape with three answers, a medium and an outlier direction,
-    a rotated rotation encoding, five of these shuffled, rotated, moved and scaled, and four of
-    drawn sizes.  A draw without a wide gap (very rare) is redrawn."""
+    a rotated rotation encoding, five of these shuffled, rotated, moved and scaled, four with a
+    loud direction only a few eps wide and four of drawn sizes.  A draw without a wide gap
+    (very rare) is redrawn."""
     rng = np.random.default_rng(seed)
 
     def gapped(draw, eps, m, outlier=False):
@@ -357,6 +367,10 @@ def padding_cases(seed):
         cases.append((moved, eps * scale, m, f'{len(X)} x {X.shape[1]}, eps={eps * scale:g}: '
                       f'encoding {number} with its rows shuffled, rotated, moved and scaled by '
                       f'{scale:g}'))
+    for _ in range(4):                  # a loud direction just past the threshold (round 10)
+        d = int(rng.integers(2, 25))
+        cases.append(case(int(rng.integers(3 * d + 20, 301)), d, int(rng.integers(0, min(d, 4))),
+                          1e-3, ', one loud direction only a few eps wide', near=True))
     for _ in range(4):
         d = int(rng.integers(2, 25))
         m, q = int(rng.integers(0, d + 1)), int(rng.integers(3 * d + 20, 301))
@@ -385,9 +399,10 @@ def check_7_10(padding_dim):
     return Passed(f'right on {len(cases)} encodings drawn for this check, whose quiet subspace is '
                   f'hidden by a random rotation and offset (padding from 0 to all dims, equal '
                   f'shapes with different answers, a direction quiet but for one row, the same '
-                  f'encodings shuffled, rotated and rescaled; the quiet part fits in a ball of '
-                  f'radius eps / 2 and every other direction spreads over more than 20 eps, so '
-                  f'the Euclidean and per-coordinate readings agree)')
+                  f'encodings shuffled, rotated and rescaled, a loud direction only a few eps '
+                  f'wide; the quiet part fits in a ball of radius eps / 2 and no more '
+                  f'dimensions fit in a box of half-width eps, so the Euclidean and '
+                  f'per-coordinate readings agree)')
 
 
 PUZZLES = [
