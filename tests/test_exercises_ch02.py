@@ -365,6 +365,28 @@ def test_1_a_builder_right_only_at_the_named_sizes_fails(puzzle, make):
     fails(puzzle, make(), 'a size drawn afresh for this check')
 
 
+def up_to_1024(vocab_size, sparse=False):
+    """Round 10: right for every vocabulary up to 1,024 tokens, wrong above (token t + 1024
+    shares token t's row): a circle at a fixed step, or one-hot rows of at most 1,024."""
+    if sparse:
+        p = taotp.base_params(vocab_size, 4, min(vocab_size, 1024))
+        p['tok_emb'] = p['out_emb'] = np.eye(min(vocab_size, 1024))[np.arange(vocab_size) % 1024]
+        return p
+    angle = 2 * np.pi / 1024 * np.arange(vocab_size)
+    plane = np.array([[1.0, -1.0, 0.0], [1.0, 1.0, -2.0]]) / np.sqrt([[2.0], [6.0]])
+    p = taotp.base_params(vocab_size, 16, 3)
+    p['tok_emb'] = p['out_emb'] = np.stack([np.cos(angle), np.sin(angle)], 1) @ plane
+    return p
+
+
+@pytest.mark.parametrize('puzzle, make', [
+    ('2.1', lambda: up_to_1024),
+    ('2.2', lambda: (lambda v: up_to_1024(v, sparse=True), answer('2.2')[1])),
+])
+def test_1_a_builder_right_only_up_to_1024_tokens_fails(puzzle, make):
+    fails(puzzle, make(), 'a size drawn afresh for this check')
+
+
 def test_1_wrong_counts_get_no_direction():
     """Bisecting 2.6 with a loop of checks: every plain wrong number gets the same words."""
     texts = {fails('2.6', n).message.replace(str(n), 'N', 1) for n in (1, 30, 47, 49, 60, 1000)}
