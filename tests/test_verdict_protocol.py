@@ -438,6 +438,17 @@ def through_patched_modules():
     open(os.devnull).close()
 
 
+def empty_the_hooks_table():
+    """Empty the copy table of any frame up the stack that holds it: run inside the hook,
+    this would switch its checks off."""
+    import sys as worker_sys
+    frame = worker_sys._getframe(2)
+    while frame is not None:
+        if 'COPY_TABLE' in frame.f_globals:
+            frame.f_globals['COPY_TABLE'] = ()
+        frame = frame.f_back
+
+
 class Lure:
     """Cyclic garbage whose finaliser (and ``tb_frame``) edits any frame that holds the
     hook's table: run inside the hook, it would switch the hook's checks off."""
@@ -445,12 +456,7 @@ class Lure:
         self.me = self
 
     def __del__(self):
-        import sys as worker_sys
-        frame = worker_sys._getframe(1)
-        while frame is not None:
-            if 'COPY_TABLE' in frame.f_globals:
-                frame.f_globals['COPY_TABLE'] = ()
-            frame = frame.f_back
+        empty_the_hooks_table()
 
 
 def through_another_hook():
@@ -459,11 +465,7 @@ def through_another_hook():
     import sys as worker_sys
 
     def mine(event, args):
-        frame = worker_sys._getframe(1)
-        while frame is not None:
-            if 'COPY_TABLE' in frame.f_globals:
-                frame.f_globals['COPY_TABLE'] = ()
-            frame = frame.f_back
+        empty_the_hooks_table()
     worker_sys.addaudithook(mine)
 
 
@@ -474,11 +476,7 @@ def through_a_metaclass():
 
     class Meta(type):
         def __eq__(cls, other):
-            frame = worker_sys._getframe(1)
-            while frame is not None:
-                if 'COPY_TABLE' in frame.f_globals:
-                    frame.f_globals['COPY_TABLE'] = ()
-                frame = frame.f_back
+            empty_the_hooks_table()
             return False
         __hash__ = type.__hash__
 
