@@ -10,7 +10,7 @@ worker, judged in the judge.
 | 7.7 | `window_matrix(k, q, thetas)`: every query i >= k - 1 puts 1/k (to 1e-3) on keys i-k+1..i and < 1e-3 elsewhere; 14 cases with angles drawn afresh, k = 1 to k = q, random, sorted, evenly spaced and sinusoidal angles | summed shift matrices; a scaled identity; overflowing scores; a soft hardening factor; right only for k <= 7; right only up to lag 16 |
 | 7.8 | the distinguishability of `uniform_rotation_embedding(q, d)` (Def. 7.6) within 0.1 % (relative): the number at q = d = 256, or a function of (q, d) checked at q = d = 256 and 11 sizes drawn afresh, d = 2 to 256, q = 1 to beyond 10^9 | 1 / ceil(q / n); the package's measure on the table (no table of 10^9 rows fits); the measure where it fits and 1 / ceil(q / n) or a tiny number beyond (passed the old absolute 1e-3); a lookup of the old sizes; 1 / (q / (d/2)); the constant 1; a table harvested from earlier NOT YET messages; a value whose `__array__` never returns |
 | 7.9 | four labels for panels A-D naming each encoding once, in the right order (compared with a salted digest); free text is read as exactly one kind or refused | "unsorted random" read as sorted; "uniform random" (ambiguous); wrong orders (the message does not say how many panels are right); a duplicate; labels whose `__str__` or list whose `__iter__` never returns. Not preventable: guessing among the 24 orders, or matching the panels against the package's tables |
-| 7.10 | `padding_dim(X, eps)` returns the general padding dimension on 25 encodings drawn afresh with a gap around eps (quiet within eps / 2; one more dimension fits in no box of half-width eps): quiet subspaces hidden by rotations, equal shapes with different answers, a direction quiet but for one row, the same encodings shuffled, rotated, moved and rescaled | a lookup keyed by the shape or by the bytes of another check's encodings; an RMS threshold on the singular values; the axis-aligned count; a singular-value threshold at 2 eps; a threshold that ignores the given eps; a cut-off at 15 eps (round 10: loud directions were all over 20 eps wide, now four are only a few eps); 4.5; True |
+| 7.10 | `padding_dim(X, eps)` returns the general padding dimension on 27 encodings drawn afresh with a gap around eps (quiet within eps / 2; one more dimension fits in no box of half-width eps): quiet subspaces hidden by rotations, equal shapes with different answers, a direction quiet but for one row, the same encodings shuffled, rotated, moved and rescaled | a lookup keyed by the shape or by the bytes of another check's encodings; an RMS threshold on the singular values; the axis-aligned count; a singular-value threshold at 2 eps; a threshold that ignores the given eps; a cut-off at 15 eps (round 10: loud directions were all over 20 eps wide, now four are only a few eps); a range cut-off at 4 eps or at 1 eps, eps taken for a diameter (round 11: two encodings of one dimension, 2.05-2.6 and 1.5-1.9 eps wide); 4.5; True |
 | 7.11 | two PostLN models differing only in a fixed position table; checker in taotp.exercises.training_checks, tested in test_training_puzzles.py | see test_training_puzzles.py |
 
 Red team (issue 17): attacks by class, and why they fail now.
@@ -183,7 +183,11 @@ WRONG = [
      ['encoding 10 (1000 x 10, eps=0.001, one more direction quiet but for a single row']),
     ('7.10', lambda X, eps: int(np.sum(np.ptp(X @ np.linalg.svd(X - X.mean(0))[2].T, axis=0)
                                        <= 15 * eps)),          # round 10: any cut-off passed
-     ['one loud direction only a few eps wide']),
+     ['eps=0.001', 'which is not right']),
+    ('7.10', lambda X, eps: int(np.sum(np.ptp(X @ np.linalg.svd(X - X.mean(0))[2].T, axis=0)
+                                       <= 4 * eps)), ['x 1, eps=0.001']),        # round 11
+    ('7.10', lambda X, eps: int(np.sum(np.ptp(X @ np.linalg.svd(X - X.mean(0))[2].T, axis=0)
+                                       <= eps)), ['x 1, eps=0.001']),    # eps as a diameter
     ('7.10', _shape_lookup(), []),
     ('7.10', lambda X, eps: 4.5, ['padding_dim must return an integer; got 4.5']),
     ('7.10', lambda X, eps: True, ['padding_dim must return an integer; got True']),
@@ -251,7 +255,11 @@ def test_padding_cases_have_a_wide_gap_and_the_reference_finds_it(seed):
     padding_dim = answer('7.10')
     for X, eps, m, label in ch07.padding_cases(seed):
         outlier = 'single row' in label or 'encoding 10 with' in label
-        assert ch07.has_wide_gap(X, eps, m, outlier), label
+        if X.shape[1] == 1:       # one dimension: it fits in an eps-ball iff its range <= 2 eps
+            width = np.ptp(X) / eps
+            assert 1.49 < width < 1.91 if m else 2.04 < width < 2.61, label
+        else:
+            assert ch07.has_wide_gap(X, eps, m, outlier), label
         assert padding_dim(X, eps) == m, label
 
 

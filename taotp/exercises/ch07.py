@@ -329,8 +329,9 @@ def has_wide_gap(X, eps, m, outlier=False):
 def padding_cases(seed):
     """The (encoding, eps, padding dimension, label) of one check of 7.10, drawn from ``seed``:
     padding from 0 to all dims, one shape with three answers, a medium and an outlier direction,
-    a rotated rotation encoding, five of these shuffled, rotated, moved and scaled, four with a
-    loud direction only a few eps wide and four of drawn sizes.  A draw without a wide gap
+    a rotated rotation encoding, five of these shuffled, rotated, moved and scaled, two of one
+    dimension a little over and under 2 eps wide, four with a loud direction only a few eps
+    wide and four of drawn sizes.  A draw without a wide gap
     (very rare) is redrawn."""
     rng = np.random.default_rng(seed)
 
@@ -367,6 +368,12 @@ def padding_cases(seed):
         cases.append((moved, eps * scale, m, f'{len(X)} x {X.shape[1]}, eps={eps * scale:g}: '
                       f'encoding {number} with its rows shuffled, rotated, moved and scaled by '
                       f'{scale:g}'))
+    for loud in (True, False):          # one dimension: it fits in an eps-ball iff its range
+        r, q = rng.uniform(2.05, 2.6) if loud else rng.uniform(1.5, 1.9), int(rng.integers(20, 301))
+        x = rng.choice([-0.5, 0.5], q) if loud else rng.uniform(-0.5, 0.5, q)
+        x[:2] = -0.5, 0.5                # is at most 2 eps (round 11: radius taken for diameter)
+        cases.append(((x * r * 1e-3 + rng.standard_normal())[:, None], 1e-3, int(not loud),
+                      f'{q} x 1, eps=0.001'))
     for _ in range(4):                  # a loud direction just past the threshold (round 10)
         d = int(rng.integers(2, 25))
         cases.append(case(int(rng.integers(3 * d + 20, 301)), d, int(rng.integers(0, min(d, 4))),
