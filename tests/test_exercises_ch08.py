@@ -7,7 +7,7 @@ worker, judged in the judge.
 |---|---|---|
 | 8.1, 8.2 | no checker (open-ended; worked answers in the solutions notebook) | - |
 | 8.3 | a letter of `CHOICES_8_3` or a function tokens -> next token that agrees with the Fig. 8.3 program at full precision on 776 prompts: every prompt of 1-2 tokens; of 3-8: repeated tokens, runs, the smallest token at every place, the vocabulary's ends, and 300 random ones drawn afresh; messages never say what the program outputs | every wrong letter; predicting the printed one-decimal weights; the minimum of all but the first token (caught by the adversarial prompts); True for token 1; half tokens, text, NaN. a function that runs the listing (printed, or the 2-decimal one: passed in round 7), refused since: the package's forward pass, its pieces and the loop reference are off in the worker. Not preventable: guessing among 6 letters |
-| 8.4 | a loader `my_compile(text) -> params`: both printed listings, a dumped random program and 17 compact forms (12 random, drawn afresh: field order, ints and floats, width-0 MLPs) equal their full forms bit for bit; 11 malformed texts and 6 drawn afresh (`ch08.malformed_programs`: a random program broken one way each, kept only if the package's loader refuses it) raise with a message; 4 texts holding code are refused and never run; the package's loader (`ch08.LOADER_PARTS`) is switched off where the loader runs | `taotp.load_program` itself, `compile_TAOTP`, a wrapper, the parser alone, `build(parse(text))` bound before the check; `eval` without builtins; a loader ignoring unknown layer keys or a `block_size` that contradicts `pos_emb`; nested lists instead of arrays; the book's Fig. 8.1 loader; a loader missing each default; one that returns garbage, changes a value, raises with no message, exits or loops on malformed texts, runs the injected call |
+| 8.4 | a loader `my_compile(text) -> params`: both printed listings, a dumped random program and 17 compact forms (12 random, drawn afresh: field order, ints and floats, width-0 MLPs) equal their full forms bit for bit; 11 malformed texts and 7 drawn afresh (`ch08.malformed_programs`: a random program broken one way each, kept only if the package's loader refuses it) raise with a message; 4 texts holding code are refused and never run; the package's loader (`ch08.LOADER_PARTS`) is switched off where the loader runs | `taotp.load_program` itself, `compile_TAOTP`, a wrapper, the parser alone, `build(parse(text))` bound before the check; `eval` without builtins; a loader ignoring unknown layer keys or a `block_size` that contradicts `pos_emb`; nested lists instead of arrays; the book's Fig. 8.1 loader; a loader missing each default; one that returns garbage, changes a value, raises with no message, exits or loops on malformed texts, runs the injected call |
 
 Red team (issue 17): attacks by class, and why they fail now.
 
@@ -20,7 +20,8 @@ Red team (issue 17): attacks by class, and why they fail now.
 | 3 before | the answer empties the checker's list of switched-off functions, then calls the package | 8.4 | the switch-off happened before the answer was loaded; the list it edits is the worker's copy |
 | 3 before | rewrite the expected programs through the call's frames | 8.4 | the judge's frames are in another process |
 | 6 space | a loader that rounds every number to 10 digits (right on every short number of the fixed texts) | 8.4 | random programs with up to 16 decimals, compared bit for bit |
-| 6 space | a loader that checks only what the 11 fixed malformed texts break (round 9: NaN, a wrong Q, pos_emb's width, an unknown key in ln1 went through) | 8.4 | 6 malformed texts drawn afresh, one per kind, anywhere in a random program |
+| 6 space | a loader that checks only what the 11 fixed malformed texts break (round 9: NaN, a wrong Q, pos_emb's width, an unknown key in ln1 went through) | 8.4 | 7 malformed texts drawn afresh, one per kind, anywhere in a random program |
+| 6 space | a loader that refuses non-finite numbers in arrays only, not in a layer norm (round 11) | 8.4 | a drawn text with a layer norm's gamma or beta at +-1e999 |
 """
 import ast
 import copy
@@ -281,7 +282,25 @@ def _fixed_texts_only(ref):
     return loader
 
 
+def _finite_arrays_only(ref):
+    """Round 11: non-finite numbers refused in arrays, but not in a layer norm."""
+    def loader(text):
+        try:
+            tree = json.loads(text)
+        except ValueError:
+            return ref(text)
+        if isinstance(tree, dict):
+            norms = [tree.get('lnf')] + [layer.get(k) for layer in tree.get('layers', [])
+                                         if isinstance(layer, dict) for k in ('ln1', 'ln2')]
+            for norm in (n for n in norms if isinstance(n, dict)):
+                norm.update({k: 1.0 for k, v in norm.items() if v in (float('inf'), -float('inf'))})
+            text = json.dumps(tree)
+        return ref(text)
+    return loader
+
+
 @pytest.mark.parametrize('make, fragments', [
+    (_finite_arrays_only, ['not finite', 'your loader returned a value instead of raising']),
     (_fixed_texts_only, ['an unknown key in', 'your loader returned a value instead of raising']),
     (lambda ref: _book_loader, ["the params your loader made from the book listing 'min': "
                                 "layers[0]['M2'] must have 2 dimensions; got shape (0,)"]),
@@ -310,7 +329,7 @@ def _fixed_texts_only(ref):
                      "at tok_emb: your loader gave 1.200000000001 at flat index 0"]),
     (_rounded, ['the dumped random program ch08.dumped_program(',
                 'your program differs from the full form at']),
-], ids=['fixed-texts-only', 'book', 'no-ln', 'no-block-size', 'no-layers', 'unknown-key', 'eval-payload',
+], ids=['finite-arrays-only', 'fixed-texts-only', 'book', 'no-ln', 'no-block-size', 'no-layers', 'unknown-key', 'eval-payload',
         'restricted-eval', 'lax-layers', 'ignores-block-size', 'nested-lists', 'exits', 'silent',
         'off-by-a-bit', 'rounded'])
 def test_8_4_wrong_loaders_are_caught(make, fragments):

@@ -248,16 +248,17 @@ def dumped_program(seed):
                          n_layers=2, n_heads=2, d_head=2, d_ff=3)
 
 
-MALFORMED_DRAWN = 6
+MALFORMED_DRAWN = 7
 
 
 def malformed_programs(seed):
     """(what, text) of the malformed texts one check of 8.4 draws: random compact programs,
-    each broken one way (a wrong trailing size, a ragged row, a number that is not finite,
-    an unknown key at some level, a block_size that is not a positive whole number, one
-    that contradicts pos_emb); only texts the package's own loader refuses are kept."""
+    each broken one way (a wrong trailing size, a ragged row, a number that is not finite in
+    an array (NaN, or +-1e999) or in a layer norm (+-1e999), an unknown key at some level, a
+    block_size that is not a positive whole number, one that contradicts pos_emb); only texts
+    the package's own loader refuses are kept."""
     rng = np.random.default_rng([seed, 84])
-    out, kinds = [], ['trailing', 'ragged', 'finite', 'key', 'block', 'contradicts']
+    out, kinds = [], ['trailing', 'ragged', 'finite', 'norm', 'key', 'block', 'contradicts']
     while kinds:
         tree = json.loads(_random_program(rng)[0])
         made = _break(tree, kinds[0], rng)
@@ -309,6 +310,14 @@ def _break(tree, kind, rng):
             row = rows[int(rng.integers(len(rows)))]
             row[int(rng.integers(len(row)))] = float(rng.choice([np.nan, np.inf, -np.inf]))
             what = f'a number in {where} that is not finite'
+    elif kind == 'norm':                          # a layer norm's gamma or beta not finite
+        norms = [('lnf', tree.setdefault('lnf', {}))] + [
+            (f'layers[{i}].{k}', layer.setdefault(k, {}))
+            for i, layer in enumerate(tree.get('layers', [])) for k in ('ln1', 'ln2')]
+        where, norm = norms[int(rng.integers(len(norms)))]
+        key = str(rng.choice(['gamma', 'beta']))
+        norm[key] = float(rng.choice([np.inf, -np.inf]))     # written 1e999: read as a number
+        what = f'{where}[{key!r}] not finite'
     elif kind == 'key':
         places = [('the top level', tree)] + [(f'layers[{i}]', layer) for i, layer in
                                               enumerate(tree.get('layers', []))]
@@ -329,7 +338,7 @@ def _break(tree, kind, rng):
             return None
         tree['block_size'] = len(tree['pos_emb']) + int(rng.choice([-1, 1]))
         what = f'block_size {tree["block_size"]} with a pos_emb of {len(tree["pos_emb"])} rows'
-    return what, json.dumps(tree)
+    return what, json.dumps(tree).replace('Infinity', '1e999')   # NaN stays a name
 
 
 # ----------------------------------------------------------------------------- 8.4 check
@@ -428,8 +437,9 @@ def check_8_4(my_compile):
                   f'{len(_COMPACT_CASES) + RANDOM_PROGRAMS} compact forms ({RANDOM_PROGRAMS} '
                   f'random, drawn for this check: any field order, ints and floats, MLPs of '
                   f'width 0) equal their full forms; raises with a message on {len(_MALFORMED)} '
-                  f'malformed texts and {MALFORMED_DRAWN} drawn for this check; refuses {len(_EXPRESSIONS) + 1} texts holding code and never '
-                  f'runs them; the package\'s own loader was switched off')
+                  f'malformed texts and {MALFORMED_DRAWN} drawn for this check; refuses '
+                  f'{len(_EXPRESSIONS) + 1} texts holding code and never runs them; the '
+                  f'package\'s own loader was switched off')
 
 
 PUZZLES = [

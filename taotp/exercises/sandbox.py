@@ -22,9 +22,10 @@ import platform
 import struct
 
 _X86_64 = {
-    'deny': dict(rt_sigaction=13, execve=59, execveat=322, fork=57, vfork=58, ptrace=101, kill=62, tkill=200,
-                 tgkill=234, pidfd_open=434, pidfd_getfd=438, pidfd_send_signal=424,
-                 process_vm_readv=310, process_vm_writev=311, rt_sigqueueinfo=129,
+    'deny': dict(rt_sigaction=13, execve=59, execveat=322, fork=57, vfork=58, ptrace=101,
+                 kill=62, tkill=200, tgkill=234, pidfd_open=434, pidfd_getfd=438,
+                 pidfd_send_signal=424, process_vm_readv=310, process_vm_writev=311,
+                 rt_sigqueueinfo=129,
                  rt_tgsigqueueinfo=297, socket=41, socketpair=53, creat=85, link=86,
                  linkat=265, symlink=88, symlinkat=266, rename=82, renameat=264,
                  renameat2=316, unlink=87, unlinkat=263, truncate=76, mkdir=83, mkdirat=258,
