@@ -103,7 +103,7 @@ def test_every_pair_of_three_digit_numbers(adders, capsys):
 
 # ----------------------------------------------------------------------------- long numbers
 
-@pytest.mark.parametrize('n', [4, 9, 19, 40, 64])
+@pytest.mark.parametrize('n', [4, 9, 19, 40, pytest.param(64, marks=pytest.mark.slow)])
 def test_carry_chains_and_random_pairs(adders, n):
     pairs = carry_chain_pairs(n) + random_pairs(n, 60, np.random.default_rng(n))
     assert long_addition_errors(adders(n), n, pairs) == (0, len(pairs), None)
