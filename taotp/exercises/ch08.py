@@ -248,7 +248,8 @@ def dumped_program(seed):
                          n_layers=2, n_heads=2, d_head=2, d_ff=3)
 
 
-MALFORMED_DRAWN = 7
+MALFORMED_KINDS = ('trailing', 'ragged', 'finite', 'norm', 'key', 'block', 'contradicts')
+MALFORMED_DRAWN = len(MALFORMED_KINDS)
 
 
 def malformed_programs(seed):
@@ -258,7 +259,7 @@ def malformed_programs(seed):
     block_size that is not a positive whole number, one that contradicts pos_emb); only texts
     the package's own loader refuses are kept."""
     rng = np.random.default_rng([seed, 84])
-    out, kinds = [], ['trailing', 'ragged', 'finite', 'norm', 'key', 'block', 'contradicts']
+    out, kinds = [], list(MALFORMED_KINDS)
     while kinds:
         tree = json.loads(_random_program(rng)[0])
         made = _break(tree, kinds[0], rng)

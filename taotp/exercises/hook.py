@@ -40,6 +40,9 @@ CODE_EVENTS = frozenset(('exec', 'function.__new__', 'code.__new__', 'marshal.lo
 FRAME_HOLDERS = (types.TracebackType, types.GeneratorType, types.CoroutineType,
                  types.AsyncGeneratorType)
 _COPIED = ('instructions', 'nested_codes', 'matched', 'match', 'code_copy')
+# The functions below also read names that only their private scope holds (``private_scope``):
+# BUSY, COPY_TABLE, MODULES_OFF, OWN_CODE, PID, PROGRESS, PROTECTED, get_ident, gc_isenabled,
+# gc_disable, gc_enable, stat, unmarshal and copies' constants (a linter sees them undefined).
 
 
 def audit(event, args):
