@@ -115,6 +115,34 @@ def _decode_cases(params, rng):
     return cases
 
 
+def first_token_copier(vocab, block):
+    """1 layer, 1 head, no MLP: every position attends to position 0, so the program emits
+    the prompt's first token forever; a cache that drops position 0 emits something else."""
+    d_model = 2 * vocab + 2
+    p = base_params(vocab, block, d_model)
+    p['tok_emb'][:, :vocab] = np.eye(vocab)
+    p['tok_emb'][:, vocab] = 1.0                          # on at every position: the query
+    p['pos_emb'][0, vocab + 1] = 3.0                      # position 0's mark: the key
+    layer = base_layer(1, d_model, 0, vocab)
+    layer['Q'][0, vocab, 0] = layer['K'][0, vocab + 1, 0] = 6.0
+    layer['V'][0, :vocab, :vocab] = np.eye(vocab)         # the attended token, copied ...
+    layer['P'][0, vocab + 2:, :vocab] = 4.0 * np.eye(vocab)   # ... to the dimensions read out
+    p['layers'].append(layer)
+    p['out_emb'][:, vocab + 2:] = np.eye(vocab)
+    return p
+
+
+def _long_prompt_case(decode_fast, rng):
+    """A prompt longer than 32 tokens whose first token is never repeated, on the copier."""
+    vocab, block = int(rng.integers(3, 9)), 64
+    first, length = int(rng.integers(0, vocab)), int(rng.integers(33, 61))
+    prompt = [first] + rng.choice(np.delete(np.arange(vocab), first), length - 1).tolist()
+    on = (f'first_token_copier({vocab}, {block}) (it repeats the first token), prompt '
+          f'{prompt}, max_steps {block - length}')
+    _same_tokens(decode_fast, on, prompt, first_token_copier(vocab, block), (block - length, None),
+                 '; does your cache keep every position?', max_steps=block - length)
+
+
 def _work_run(decode_fast, rng):
     """One long run of a fresh length on a fresh 2-layer program (d_model 128): the answer's
     CPU time (the least of two runs when it is quick) and the package cache's (least of two)."""
@@ -169,14 +197,17 @@ def check_1_3(decode_fast):
             on = f'{name}, prompt {prompt}, max_steps {steps}, eos {eos}'
             _same_tokens(decode_fast, on, prompt, params, (steps, eos), max_steps=steps, eos=eos)
             cases += 1
-    steps, yours, cache = _work_run(decode_fast, tk.fresh_rng())
+    rng = tk.fresh_rng()
+    _long_prompt_case(decode_fast, rng)
+    steps, yours, cache = _work_run(decode_fast, rng)
     if yours > WORK_RATIO * cache + 0.05:
         raise Finding(f'tokens right, but a fresh {steps}-step run took your decode {yours:.2f} s '
                       f'of CPU time and the package\'s cache {cache:.2f} s: more than '
                       f'{WORK_RATIO:g}x the work of a cache. Keep what earlier positions '
                       f'computed instead of recomputing it')
     return Passed(f'the naive loop\'s tokens on {cases} cases over {SCOPE}, incl. full blocks, '
-                  f'0 steps and an early eos; a run of 500 to 600 steps on a fresh program with '
+                  f'0 steps and an early eos, and on a prompt of 33 to 60 tokens whose first '
+                  f'token is read at every step; a run of 500 to 600 steps on a fresh program with '
                   f'd_model 128 took at most {WORK_RATIO:g}x the CPU time of the package\'s own '
                   f'cache; no call to the package\'s decoders or forward pass')
 
