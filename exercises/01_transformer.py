@@ -121,7 +121,9 @@ check('1.4', transformer_at)
 # checker samples 300 seeded runs of 8 steps at $T = 0.5$, at a $T$ drawn from 0.05 to
 # 0.3, at one drawn from 0.7 to 1.4 and at $T = 2$ on the program
 # `taotp.exercises.ch01.sampling_program()`, then at a $T$ drawn from 2 to 3 on one of its
-# family drawn afresh (`fresh_sampling_program(seed)`). It compares the frequency of every
+# family drawn afresh with a new vocabulary, prompt and length (`fresh_sampling_program(seed)`
+# returns the program, prompt and steps); it replays a few runs of each with the same seed
+# to see that your sampler draws from its rng alone. It compares the frequency of every
 # token at every step with the laws your sampler should have used, how often tokens of
 # each probability are drawn, and whether your draws are too flat or too sharp for $T$; a
 # right sampler fails with probability below $10^{-6}$.
@@ -144,7 +146,7 @@ check('1.6', sample_decode)
 # steps, from any prompt (even one longer than the block). It returns the prompt followed
 # by `n_steps` new tokens, as a list of ints. Build it on `taotp.transformer`;
 # `taotp.decode(..., window=True)` already does this, so it is switched off while this
-# puzzle is checked. The checker tries block sizes 1, 3, 5, 8 and 13.
+# puzzle is checked. The checker tries block sizes 1, 3, 5, 8 and 13, up to 120 steps.
 
 # %%
 def decode_window(tokens, params, n_steps):

@@ -6,7 +6,7 @@ worker, judged in the judge), exactly as a reader's ``check`` does.
 | id | what is checked (solved means) | cases: visible / hidden |
 |---|---|---|
 | 6.1, 6.9, 6.12, 6.18 | no checker (proofs and an experiment; worked answers in the solutions notebook) | - |
-| 6.2 | `spike(x0, a0)` -> 3 hidden units, f(x0) = a0 and f = 0 for abs(x - x0) >= 1 (grid, every kink, beyond the last kink, +-1e6), to 1e-9 abs(a0) max(1, abs(x0), abs(x)) (round 10: a tolerance that grew with x0 alone let an offset of 1e-9 x0 pass) | 9 shown / 40 from a fresh seed (`ch06.spike_cases(seed)`) |
+| 6.2 | `spike(x0, a0)` -> 3 hidden units, f(x0) = a0 and f = 0 for abs(x - x0) >= 1 (grid, every kink, beyond the last kink, +-1e6), to 1e-12 abs(a0) plus 16 ulps of the terms the answer's active units add at x (round 10: a tolerance that grew with x0 alone let an offset of 1e-9 x0 pass; round 12: one that grew with x let a tail of slope 3e-10 a0 pass) | 9 shown / 40 from a fresh seed (`ch06.spike_cases(seed)`) |
 | 6.3 | `build_MLP(xs, ys)` -> at most 3n hidden units, exact (1e-6 of the largest output) | 0 / 13 sets from a fresh seed (`ch06.mlp_sets(seed)`) |
 | 6.4 | 2 hidden units; f(0) = 1 and f <= 0 for abs(x) >= 1 | the whole line (f is piecewise linear) |
 | 6.5 | `count_for_base(b)` equals count_params of Fig. 6.2's construction, built in the judge | b = 2..100 / 3 bases in 101..10^6, fresh |
@@ -125,6 +125,23 @@ def test_6_2_an_offset_that_grows_with_x0_fails():
         M1, b1, M2, b2 = spike(x0, a0)
         return M1, b1, M2, np.asarray(b2) + 0.9e-9 * abs(x0)
     fails('6.2', offset, 'f(x0) should be a0')
+
+
+def test_6_2_a_tail_hidden_under_a_tolerance_that_grew_with_x_fails():
+    """Round 12: a right-hand tail of slope -3e-10 a0 fit 1e-9 |a0| max(1, |x0|, |x|)."""
+    def tail(x0, a0):
+        M1, b1, M2, b2 = spike(x0, a0)
+        return M1, b1, M2 * np.array([[1.0], [1.0], [1.0 - 3e-10]]), b2
+    fails('6.2', tail, 'f should be 0 where |x - x0| >= 1')
+
+
+def test_6_2_narrow_and_rescaled_spikes_pass():
+    """The tolerance is the rounding of the answer's own units, so a spike of any width and
+    any scaling of its units passes."""
+    def rescaled(x0, a0):
+        M1, b1, M2, b2 = spike(x0, a0, width=1e-3)
+        return M1 * [[1e3, 1.0, 1e-3]], b1 * [1e3, 1.0, 1e-3], M2 / [[1e3], [1.0], [1e-3]], b2
+    passes('6.2', rescaled)
 
 
 def test_6_3_wrong():

@@ -284,21 +284,25 @@ def sampling_program():
 
 
 def fresh_sampling_program(seed):
-    """A program of ``sampling_program``'s family drawn from ``seed`` (block 11 to 15: never
-    the shown program's 10, so a sampler right only at that shape is tried elsewhere; d_model
-    6 to 10) whose laws at T = 2 are spread along the greedy path from the prompt (the
+    """A program of ``sampling_program``'s family drawn from ``seed``, with its prompt and
+    steps: ``(params, prompt, steps)``.  Never the shown shape: vocabulary 3, 5, 6 or 7,
+    block 11 to 15, a prompt of 1 to 3 tokens and as many steps as fill the block (8 to 14),
+    d_model 6 to 10; its laws at T = 2 are spread along the greedy path from the prompt (the
     likeliest token has under 0.7 at every step), so greedy decoding is far from them."""
     rng = np.random.default_rng(seed)
-    prompt, steps = list(SAMPLING['prompt']), SAMPLING['steps']
     while True:
-        block, d_model = int(rng.integers(11, 16)), int(rng.integers(6, 11))
-        params = random_program(rng, 4, block, d_model, ((2, 4, 4, 8),), 'vector', scale=0.4)
-        path = decode(prompt, params, max_steps=steps, cache=False)
+        vocab, block, d_model = (int(rng.choice(FRESH_VOCABS)), int(rng.integers(11, 16)),
+                                 int(rng.integers(6, 11)))
+        prompt = rng.integers(0, vocab, size=int(rng.integers(1, 4))).tolist()
+        params = random_program(rng, vocab, block, d_model, ((2, 4, 4, 8),), 'vector', scale=0.4)
+        path = decode(prompt, params, max_steps=block - len(prompt), cache=False)
         laws = softmax(transformer(path[:-1], **params)[len(prompt) - 1:] / 2.0)
         if laws.max() < 0.7:
-            return params
+            return params, prompt, block - len(prompt)
 
 
+FRESH_VOCABS = (3, 5, 6, 7)                 # never the shown program's 4
+REPLAYED = 3                                # runs of each law drawn again with the same seed
 SAMPLING = dict(prompt=(2, 0), steps=8, runs=300, temperatures=(0.5, 1.0, 2.0))
 REFUSE_1_6 = {**EXTRAS_OFF,
               'taotp.decoding.decode': 'which already samples (decode(..., temperature=T, '
@@ -337,24 +341,21 @@ def check_1_6(sample_decode):
             raise tk.wrong(on, got, f'at temperature {cold:g} sampling is greedy (the logit '
                                     f'gaps along this path exceed {GREEDY_GAP})')
     params, prompt, steps = sampling_program(), list(SAMPLING['prompt']), SAMPLING['steps']
-    runs = [_sampled(sample_decode, prompt, params, steps, 1.0, 42) for _ in range(2)]
-    if runs[0] != runs[1]:                                      # 2) no hidden random state
-        raise Finding(f'two runs with rng=np.random.default_rng(42) gave {runs[0]} and '
-                      f'{runs[1]}; draw from the rng you are given, not from np.random')
     _sampled(sample_decode, prompt, params, 0, 1.0, 0)
-    n, vocab = SAMPLING['runs'], len(params['tok_emb'])
-    temps = [low] + [mid if t == 1.0 else t for t in SAMPLING['temperatures']]
-    # 3) the law of every step; 4) calibration and the score of T (``draws.martingales``)
-    tests = tests_for(len(temps) + 1, steps, vocab)
-    per_step, pooled = hoeffding_margin(n, tests), hoeffding_margin(n * steps, tests)
-    sums = []
+    n, temps = SAMPLING['runs'], [low] + [mid if t == 1.0 else t for t in SAMPLING['temperatures']]
     # the notebook's program at each temperature, then one drawn afresh at T = warm (a
-    # sampler right only on the program or temperatures it was shown is wrong there)
+    # sampler right only on the program, prompt, length or temperatures it was shown is
+    # wrong there)
     program_seed = tk.fresh_seed()
-    cases = [('taotp.exercises.ch01.sampling_program()', params, t) for t in temps] + [
-        (f'taotp.exercises.ch01.fresh_sampling_program({program_seed})',
-         fresh_sampling_program(program_seed), warm)]
-    for name, params, temperature in cases:
+    fresh, fresh_prompt, fresh_steps = fresh_sampling_program(program_seed)
+    cases = [('taotp.exercises.ch01.sampling_program()', params, prompt, steps, t)
+             for t in temps] + [(f'taotp.exercises.ch01.fresh_sampling_program({program_seed})',
+                                 fresh, fresh_prompt, fresh_steps, warm)]
+    # 3) the law of every step; 4) calibration and the score of T (``draws.martingales``)
+    tests = tests_for(len(cases), max(c[3] for c in cases), max(FRESH_VOCABS))
+    per_step, sums = hoeffding_margin(n, tests), []
+    for name, params, prompt, steps, temperature in cases:
+        vocab, pooled = len(params['tok_emb']), hoeffding_margin(n * steps, tests)
         runs = tk.tokens_many(tk.call_many(
             sample_decode, [(np.array(prompt), params, steps, temperature,
                              np.random.default_rng([seed, k])) for k in range(n)],
@@ -363,6 +364,13 @@ def check_1_6(sample_decode):
         if np.any(runs[:, :len(prompt)] != prompt):
             raise Finding(f'prompt {prompt}, max_steps {steps}: your sampler\'s output does not '
                           f'start with the prompt')
+        for k in range(REPLAYED):                                # 2) no hidden random state
+            again = _sampled(sample_decode, prompt, params, steps, temperature, [seed, k])
+            if again != runs[k].tolist():
+                raise Finding(f'{name}, prompt {prompt} at temperature {temperature}: two runs '
+                              f'with rng=np.random.default_rng([{seed}, {k}]) gave '
+                              f'{runs[k].tolist()} and {again}; draw from the rng you are '
+                              f'given, not from np.random or a generator of your own')
         logits = transformer_batch(runs[:, :-1], params)[:, len(prompt) - 1:]
         probs = softmax(logits / temperature)
         seen = np.eye(vocab)[runs[:, len(prompt):]].mean(0)          # (steps, vocab)
@@ -406,10 +414,10 @@ def check_1_6(sample_decode):
                       f'({int(count[b]):,} chances; a right sampler stays within '
                       f'{margin[b] / count[b]:.3f}): draw every step from the whole law')
     return Passed(f'greedy at a fresh T from 1e-5 to 1e-3 on {len(SHAPES)} fresh programs, '
-                  f'reproducible with a seeded rng, and at T = 0.5, 2 and fresh Ts from 0.05 to '
-                  f'0.3 and 0.7 to 1.4 on the notebook\'s program and at a fresh T from 2 to 3 on '
-                  f'one drawn afresh, every '
-                  f'one of {steps} steps of {n} runs follows softmax(logits / T) of its own '
+                  f'and at T = 0.5, 2 and fresh Ts from 0.05 to 0.3 and 0.7 to 1.4 on the '
+                  f'notebook\'s program and at a fresh T from 2 to 3 on one drawn afresh (its '
+                  f'vocabulary, prompt and length new too), runs are reproducible with their '
+                  f'seeded rng, and every step of {n} runs follows softmax(logits / T) of its own '
                   f'prefix (token frequencies per step within {per_step:.3f}, over all steps '
                   f'within {pooled:.3f}), tokens are drawn as often as the law says in each '
                   f'tenth of p, and the score of T, its square and its spread between runs stay '
@@ -436,7 +444,8 @@ def check_1_7(decode_window):
         cases = [([vocab - 1], 3 * block + 2), (rng.integers(0, vocab, size=block).tolist(), 20),
                  (rng.integers(0, vocab, size=block + 3).tolist(), 2 * block + 1),
                  (rng.integers(0, vocab, size=2).tolist(), 0),
-                 (rng.integers(0, vocab, size=int(rng.integers(1, block + 1))).tolist(), 40)]
+                 (rng.integers(0, vocab, size=int(rng.integers(1, block + 1))).tolist(),
+                  int(rng.integers(40, 121)))]         # round 12: never more than 41 steps
         for prompt, steps in cases:
             on = f'{name} cut to block_size {block}, prompt {prompt}, {steps} steps'
             _same_tokens(decode_window, on, prompt, params, (steps,), f' over the last {block} '
@@ -445,7 +454,7 @@ def check_1_7(decode_window):
             checked += 1
     return Passed(f'{checked} prompts (1 token, a full block, longer than the block, 0 steps) at '
                   f'block sizes 1, 3, 5, 8 and 13 over {SCOPE}; every token is the argmax over the '
-                  f'last block_size tokens, up to 40 steps')
+                  f'last block_size tokens, up to 120 steps')
 
 
 # ----------------------------------------------------------------------------- 1.8

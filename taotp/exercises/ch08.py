@@ -17,7 +17,7 @@ from ..interpreter import book_listing, dump_program, load_program
 from ..params import random_params
 from . import toolkit
 from .ch01 import REFUSE_1_4
-from .judge import AnswerRaised
+from .judge import AnswerRaised, WorkerTimeout
 from .registry import Puzzle, checker
 from .toolkit import Finding, Passed
 
@@ -173,6 +173,14 @@ _EXPRESSIONS = (
 PAYLOAD_MARK = 'taotp-8.4: code from the program text ran'
 _PAYLOAD = ('{"tok_emb": [[1.0, -1.0]], "block_size": '
             f'exec("raise RuntimeError(\'{PAYLOAD_MARK}\')")}}')
+
+# texts whose code, once run, ends the process running it (round 12: a loader that evaluated
+# the text and turned whatever happened into a plain ValueError passed): tried last
+_ENDS_THE_PROCESS = (
+    ('a call of os._exit', '{"tok_emb": [[1.0, -1.0]], "block_size": __import__("os")._exit(0)}'),
+    ('a call of os._exit reached without builtins',
+     '{"tok_emb": [[1.0, -1.0]], "block_size": [c for c in ().__class__.__base__.__subclasses__'
+     '() if c.__name__ == "_wrap_close"][0].__init__.__globals__["_exit"](0)}'))
 
 
 # ----------------------------------------------------------------------------- random programs
@@ -349,7 +357,7 @@ LOADER_PARTS = ('taotp.interpreter.load.load_program', 'taotp.interpreter.parse.
                 'taotp.interpreter.build.build', 'taotp.interpreter.build._Builder')
 _LOADER_HINT = ('it is part of taotp.load_program, the package\'s own answer to this puzzle; '
                 'write the loader yourself')
-_NOT_A_REFUSAL = ('SystemExit', 'KeyboardInterrupt', 'GeneratorExit', 'Refused')
+_NOT_A_REFUSAL = ('SystemExit', 'KeyboardInterrupt', 'GeneratorExit', 'BaseException', 'Refused')
 
 
 def _difference(want, got, path=()):
@@ -395,6 +403,9 @@ def _must_refuse(loader, text, what, because):
     except Finding as f:
         raised = f.__context__                      # what toolkit.call turned into the finding
         if not isinstance(raised, AnswerRaised):
+            if text in dict(_ENDS_THE_PROCESS).values() and not isinstance(raised, WorkerTimeout):
+                raise Finding(f'on {what} the process running your loader ended: it ran the '
+                              f'code in {text!r}; parse the text, never eval it', what) from None
             raise                                   # a time-out or a crash
         if PAYLOAD_MARK in raised.text or PAYLOAD_MARK in raised.detail:
             raise Finding(f'on {what} your loader executed code from the program text (it ran '
@@ -431,7 +442,7 @@ def check_8_4(my_compile):
                                   f'({text[:200]})', want)
     for what, text in _MALFORMED + tuple(malformed_programs(seed)):
         _must_refuse(my_compile, text, what, 'the text is malformed')
-    for what, text in _EXPRESSIONS + (('a function call', _PAYLOAD),):
+    for what, text in _EXPRESSIONS + (('a function call', _PAYLOAD),) + _ENDS_THE_PROCESS:
         _must_refuse(my_compile, text, f'a text holding {what}',
                      'it evaluated code; parse the text, never eval it')
     return Passed(f'reads both printed listings and a dumped random program exactly; '
@@ -439,7 +450,7 @@ def check_8_4(my_compile):
                   f'random, drawn for this check: any field order, ints and floats, MLPs of '
                   f'width 0) equal their full forms; raises with a message on {len(_MALFORMED)} '
                   f'malformed texts and {MALFORMED_DRAWN} drawn for this check; refuses '
-                  f'{len(_EXPRESSIONS) + 1} texts holding code and never runs them; the '
+                  f'{len(_EXPRESSIONS) + 3} texts holding code and never runs them; the '
                   f'package\'s own loader was switched off')
 
 

@@ -8,6 +8,7 @@ the operating system's walls around itself (``sandbox``, Linux x86-64), installs
 hook (``hook``), then unpickles the answer and serves the judge's calls, sending every
 value back through ``wire.encode``.
 """
+import builtins
 import os
 import signal
 import socket
@@ -175,6 +176,19 @@ def _reply(channel, reply, output):
     wire.send_bytes(channel, data)
 
 
+_BUILTIN_ERRORS = tuple(value for value in vars(builtins).values()
+                        if isinstance(value, type) and issubclass(value, BaseException))
+
+
+def _kind(exc):
+    """The name of ``exc``'s class; for one that is not an ``Exception`` (a SystemExit named
+    ValueError passed 8.4: round 12), that of the builtin class it derives from."""
+    cls = type(exc)
+    if issubclass(cls, Exception) or cls is Refused:
+        return cls.__name__
+    return next(c.__name__ for c in cls.__mro__ if any(c is b for b in _BUILTIN_ERRORS))
+
+
 def _describe(exc):
     """(type name, message, [(file, line, function)], formatted traceback) of an exception;
     the traceback stops at the audit hook's frame, which nothing may read."""
@@ -186,8 +200,7 @@ def _describe(exc):
             break
         frames.append((code.co_filename, tb.tb_lineno or 0, code.co_name))
         tb = tb.tb_next
-    name = 'a value that cannot be sent back' if isinstance(exc, wire.WireError) else \
-        type(exc).__name__
+    name = 'a value that cannot be sent back' if isinstance(exc, wire.WireError) else _kind(exc)
     try:
         message = str(exc)[:2000]
     except BaseException:                 # noqa: B036 (an answer's exception, printed anyhow)
