@@ -9,7 +9,7 @@ worker process, judged in the judge process on inputs drawn afresh for each chec
 | 4.2 | `build(V, B, L)` at (10, 40, 2), (10, 40, 3), (30, 60, 3), (16, 64, 4): the exact last-position answer under the PostLN forward pass on every defined input (query once earlier, not among the first L tokens) of a fresh `ch04.search_inputs(seed, sizes, 60)`: random inputs of full and shorter length, the match right after the first L tokens and right before the query, a query of one repeated token, the vocabulary's first and last tokens, near misses (one in each place of the query), every token in every place of the query and after it, the match at every position | no cleanup heads; keys read one place off; a soft (harden = 1) program |
 | 4.3 | `make_prompt(keys, values, key, V)`: the book's Search answers every key of the 7 tables of `ch04.lookup_tables()` and of 2 tables drawn afresh (`ch04.random_tables(seed)`), each with its values as given, shifted, redrawn and all equal; the per-key part of the prompt and prefix_len stay the same when only the values change | no separator; the value itself in the prompt |
 | 4.4 | as 4.2 under PreLN at (10, 100, 3), (1000, 100, 10), (16, 64, 2), exact, with d_model < 3 (L + 1) measured on the submitted arrays | the book's program (d_model 12); a 2-D program comparing half the key |
-| 4.5 | as 4.4 without near misses and without the every-token sweep, at each size >= 99 % right both of 200 random full-length and 100 shorter inputs and of the hand-placed ones (`search_inputs(seed, sizes, 200, adversarial=False)`), with fewer parameters (counted on the submitted arrays, lists included) than the book's program, counted by the judge at check time | the book's program; a soft 2-D program |
+| 4.5 | as 4.4 without near misses and without the every-token sweep, at each size >= 99 % right both of 200 random full-length and 100 shorter inputs and of the hand-placed ones (`search_inputs(seed, sizes, 200, adversarial=False)`), with at most 3/4 of the parameters (counted on the submitted arrays, lists included) of the book's program, counted by the judge at check time | the book's program; the book's program with its all-zero head columns dropped (round 12: it fit 'fewer than the book' with 84 to 92 % of the count, no hashing); a soft 2-D program |
 
 Red team (the issue's classes of attack; each row is a test below):
 
@@ -104,6 +104,19 @@ def made(answer_or_factory):
         else answer_or_factory
 
 
+def trimmed(params):
+    """Round 12: a program with the all-zero columns of each head dropped (Q rescaled so that
+    the scores stay): the same function, fewer parameters, no hashing."""
+    for layer in params['layers']:
+        Q, K, V, P = (np.asarray(layer[k]) for k in 'QKVP')
+        keep_qk = np.flatnonzero((Q != 0).any(axis=(0, 1)) | (K != 0).any(axis=(0, 1)))
+        keep_vp = np.flatnonzero((V != 0).any(axis=(0, 1)) | (P != 0).any(axis=(0, 1)))
+        scale = np.sqrt(max(len(keep_qk), 1) / Q.shape[-1])
+        layer.update(Q=Q[..., keep_qk] * scale, K=K[..., keep_qk], V=V[..., keep_vp],
+                     P=P[..., keep_vp])
+    return params
+
+
 @derived
 def soft_2d():
     build = answer('4.4')
@@ -144,7 +157,9 @@ WRONG = [
      'returned is over the budget: 12 d_model; at most 11 allowed'),
     ('4.4', hashed_too_few_dims, '(10, 100, 3): input '),
     ('4.5', taotp.build_search_transformer, 'is over the budget: 4,800 parameters; at most '
-     '4,799 allowed'),
+     '3,600 allowed'),
+    ('4.5', lambda v, b, p: trimmed(taotp.build_search_transformer(v, b, p)),
+     'is over the budget: 4,224 parameters; at most 3,600 allowed'),
     ('4.5', soft_2d, 'inputs right, needed 99%; one it missed: input '),
 ]
 
@@ -340,8 +355,8 @@ CHEATS = [
      'over the budget: 12 d_model'),
     ('4.5', oracle_search, 'needed 99%'),
     ('4.5', fake_small, 'over the budget: 4,800 parameters'),
-    ('4.5', listed, 'is over the budget: 4,800 parameters; at most 4,799 allowed'),
-    ('4.5', total_lowering_builder, 'is over the budget: 4,800 parameters; at most 4,799 allowed'),
+    ('4.5', listed, 'is over the budget: 4,800 parameters; at most 3,600 allowed'),
+    ('4.5', total_lowering_builder, 'is over the budget: 4,800 parameters; at most 3,600 allowed'),
     ('4.5', hash_10, '(1000, 100, 10): '),
 ]
 

@@ -21,7 +21,7 @@ Red team (the issue's classes of attack; each row is a test below):
 | 2 a sorter that knows the right order only for the numbers written in the checker's source (its visible cases) | 5.4 | the hidden runs reach every number of 1..999 |
 | 3 patch the checker's engine (`ch05.teacher_forced_argmax`) from a weight's `__array__`; raise the judge's `TimeUp` from one | 5.6 | the weights are read in a worker process; the judge's modules are out of its reach, and an exception there is the answer's own |
 | 3 a Python oracle in ndarray subclasses; a wide sorter shown as a 1-layer d_model-6 program by a dict subclass | 5.1, 5.2, 5.4, 5.6, 5.7 | the worker sends back plain arrays and the dict's real storage only (``wire``) |
-| 4 the package's own Sorts of Chapter 12: the compact design at 33 with t0 = 1 (fits 5.1's budget), the bits design at 1,000 (solves 5.4), also rotated, rescaled, cast to float32, padded with a constant dimension; the shipped 5.8 program | 5.1, 5.4, 5.6 | the token table's shape is recognised (``ch05._is_compact_sort``, ``ch05._is_bits_sort``) and refused; the trained 5.8 program cannot sort repeats; the bits design with its code ranks shifted by 1,500 or with 32-bit codes (round 4), a vector moved from the position rows to the token rows, or unread dimensions of noise (round 5) are refused too: ``_is_bits_sort`` takes the rows as layer norm sees them at position 0, on the dimensions some layer reads, and looks for cosines on a few equally spaced levels (Hamming distances), not for the package's ranks; a constant pair blown up so that every row is nearly parallel (round 7) is refused too: the squared distances are taken after the part all rows share is removed; **not refused** (round 5): plain unbalanced binary codes with two balancing columns the heads read, on the package's layer re-based (a disguised copy, CONTRIBUTING) |
+| 4 the package's own Sorts of Chapter 12: the compact design at 33 with t0 = 1 (fits 5.1's budget), the bits design at 1,000 (solves 5.4), also rotated, rescaled, cast to float32, padded with a constant dimension; the shipped 5.8 program | 5.1, 5.4, 5.6 | the token table's shape is recognised (``ch05._is_compact_sort``, ``ch05._is_bits_sort``) and refused; the trained 5.8 program cannot sort repeats; the bits design with its code ranks shifted by 1,500 or with 32-bit codes (round 4), a vector moved from the position rows to the token rows, or unread dimensions of noise (round 5) are refused too: ``_is_bits_sort`` takes the rows as layer norm sees them at position 0, on the dimensions some layer reads, and looks for cosines on a few equally spaced levels (Hamming distances), not for the package's ranks; a constant pair blown up so that every row is nearly parallel (round 7) is refused too: the squared distances are taken after the part all rows share is removed; **not refused** (round 5): plain unbalanced binary codes with two balancing columns the heads read, on the package's layer re-based (a disguised copy, CONTRIBUTING); (round 12) the bits design with three extra dimensions holding a zero-mean circle point per token, read by the layers: read by 1e-300, weighing dimensions by how strongly they are read would refuse it, but read at a tenth of the code's strength the circle hides the levels and the design still sorts, and weighing lost the 5,000-number design, so the geometry test stays as it is and this stays on the reader's honour (the statement says so) |
 | 6 a Min program exact except for minima between 300,000 and 400,000 (random rows rarely have a minimum there) | 5.2 | the minimum and the next token in each sixteenth of the vocabulary, on every check |
 | 6 a sorter that swaps two neighbouring numbers only when both are present | 5.4 | runs of neighbours reach every pair of neighbours |
 
@@ -38,7 +38,7 @@ import pytest
 import taotp
 from checking import fails, never_names, passes, verdict
 from solutions import answer
-from taotp.exercises import toolkit
+from taotp.exercises import toolkit, training
 from taotp.exercises.ch05 import (COMMA, END, PUZZLES, _is_bits_sort, _is_compact_sort,
                                   _runs, encode_numbers, visible_cases)
 from taotp.sort import build_bits_sort_transformer, build_compact_sort_transformer
@@ -329,7 +329,7 @@ CHEATS = [
     ('5.4', lambda: moved_to_tokens(disguised(SHIFTED, seed=5)), 'bits Sort of Chapter 12'),
     ('5.4', lambda: with_unread_noise(BITS_1000), 'bits Sort of Chapter 12'),
     ('5.6', lambda: oracle_program(_sort_next, 16, 24), 'input [5, 2, 5, 2, 0]'),
-    ('5.6', lambda: taotp.exercises.training.stored('5.8'), 'input [5, 2, 5, 2, 0]'),
+    ('5.6', lambda: training.stored('5.8'), 'input [5, 2, 5, 2, 0]'),
     ('5.7', lambda: oracle_program(_digits_next, 12, 64), 'input "42, 7, 100 END"'),
 ]
 

@@ -351,7 +351,7 @@ def _finite_arrays_only(ref):
     (_nested_lists, ["the book listing 'hello_world': your program differs from the full form "
                      "at tok_emb: your loader gave a nested list; return NumPy arrays"]),
     (_exits_when_malformed, ['your loader raised SystemExit: bad program on a ragged tok_emb']),
-    (_exits_under_another_name, ['your loader raised SystemExit: ']),
+    (_exits_under_another_name, ['your loader raised ValueError (a SystemExit): ']),
     (_eval_behind_a_value_error, ['on a text holding a call of os._exit the process running your '
                                   'loader ended: it ran the code in']),
     (lambda ref: _eval_behind_a_value_error(ref, {'__builtins__': {}}),

@@ -302,19 +302,20 @@ def check_4_4(build):
 
 @checker('4.5')
 def check_4_5(build):
-    """Hashed keys: at least 99 % right with fewer parameters than the book's construction."""
+    """Hashed keys: at least 99 % right with at most 3/4 of the book's parameters."""
     found = []
     for sizes in SIZES_4_4:
         book = count_params(build_search_transformer(*sizes))['n_params']
-        params = _build(build, sizes, params=book - 1)
+        params = _build(build, sizes, params=book * 3 // 4)   # round 12: the book's own
+        # Search with its all-zero head columns dropped has 84 to 92 % of the book's count
         _judge(params, sizes, RANDOM_4_5, need=0.99, adversarial=False)
         found.append(f'{sizes}: {count_params(params)["n_params"]:,} parameters (book '
                      f'{book:,})')
     return Passed(f'>= 99 % right at every size, of {RANDOM_4_5} random full-length and '
                   f'{2 * (RANDOM_4_5 // 4)} shorter inputs and of the hand-placed ones (the '
                   f'match at both ends and at every position, repeated and extreme tokens; no '
-                  f'near misses, which hashing may confuse), all drawn afresh, with fewer '
-                  f'parameters than the book (counted on your arrays): ' + '; '.join(found)
+                  f'near misses, which hashing may confuse), all drawn afresh, with at most 3/4 '
+                  f'of the book\'s parameters (counted on your arrays): ' + '; '.join(found)
                   + '; the checker sees sizes and accuracy, not whether the keys are hashed')
 
 

@@ -184,7 +184,9 @@ def _counts():
 @checker('6.5')
 def check_6_5(count_for_base):
     """A function ``b -> total parameter count`` of Fig. 6.2's single-digit adder in base b."""
-    drawn = sorted(int(b) for b in toolkit.fresh_rng().integers(101, 10 ** 6, size=3))
+    # a base drawn in each band up to 10^12 (round 12: a formula right only below 10^6 passed)
+    rng = toolkit.fresh_rng()
+    drawn = [int(10 ** rng.uniform(lo, hi)) for lo, hi in ((2.01, 4), (4, 8), (8, 12))]
     for b in list(range(2, 101)) + drawn:
         got = toolkit.call(count_for_base, b, what='your formula', on=f'b = {b}')
         value = got[0] if isinstance(got, (tuple, list)) and got else got
@@ -200,7 +202,8 @@ def check_6_5(count_for_base):
             raise Finding(f'b = {b}: your formula gives {toolkit.short(value)}, which is not the '
                           f'count of Fig. 6.2\'s construction in base {b}; {hint}', b)
     return Passed('the total count is right for every base b = 2..100 (where Fig. 6.2\'s '
-                  'construction is built and counted) and for 3 larger bases drawn afresh')
+                  'construction is built and counted) and for 3 larger bases drawn afresh, '
+                  'from 10^2 to 10^4, 10^4 to 10^8 and 10^8 to 10^12')
 
 
 # ----------------------------------------------------------------------------- programs: 6.6-6.20

@@ -410,7 +410,7 @@ def _must_refuse(loader, text, what, because):
         if PAYLOAD_MARK in raised.text or PAYLOAD_MARK in raised.detail:
             raise Finding(f'on {what} your loader executed code from the program text (it ran '
                           f'the call in {text!r}); parse the text, never eval it', what) from None
-        if raised.kind in _NOT_A_REFUSAL:
+        if raised.kind.split()[-1].strip('()') in _NOT_A_REFUSAL:    # 'X (a SystemExit)' too
             raise
         if not raised.text.strip():
             raise Finding(f'on {what} your loader raised {raised.kind} with an empty message; '

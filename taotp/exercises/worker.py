@@ -181,12 +181,14 @@ _BUILTIN_ERRORS = tuple(value for value in vars(builtins).values()
 
 
 def _kind(exc):
-    """The name of ``exc``'s class; for one that is not an ``Exception`` (a SystemExit named
-    ValueError passed 8.4: round 12), that of the builtin class it derives from."""
+    """The name of ``exc``'s class; for one that is not an ``Exception``, followed by that of
+    the builtin class it derives from, as in 'ValueError (a SystemExit)' (round 12: a
+    SystemExit named ValueError passed 8.4)."""
     cls = type(exc)
-    if issubclass(cls, Exception) or cls is Refused:
+    base = next(c for c in cls.__mro__ if any(c is b for b in _BUILTIN_ERRORS))
+    if base is cls or cls is Refused or issubclass(cls, Exception):
         return cls.__name__
-    return next(c.__name__ for c in cls.__mro__ if any(c is b for b in _BUILTIN_ERRORS))
+    return f'{cls.__name__} (a {base.__name__})'
 
 
 def _describe(exc):
