@@ -15,7 +15,7 @@ the exercise notebook prints show an expected value.
 | 9.7 | `head1(P1, P2, lam)`, run by the book's attention (1/sqrt(k)), PRE_SUM within 0.01 of the chapter's head on 24 problems, 4 sizes, lam in [2.5, 30] | NEXT on the key side; one size for all; a fixed scale; no sqrt(k) fold (the old statement); wrong shapes |
 | 9.8 | `carry_out` on all 38 (pair sum, written digit) pairs | carry = pair sum >= 10; values that never convert or compare |
 | 9.9 | weights of <= 2 ReLUs: the right token kind at every response position of 35 problems | a function; the package's 3 units; EOS from PRE_EOS alone; wrong at an 8-digit size |
-| 9.10 | weights of <= 80 ReLUs, exactly one-hot with PRE_SUM off by up to 0.15 (4332 inputs) | a function; 81 units; NUM dropped; narrow plateaus; NaN; the package's units (offset 0.21) |
+| 9.10 | weights of <= 80 ReLUs, exactly one-hot with PRE_SUM anywhere up to 0.15 off, all 722 intervals checked whole (both ends and every kink: the output is piecewise linear) | a function; 81 units; NUM dropped; narrow plateaus; NaN; the package's units (offset 0.21); round 12: robust trapezoids in 76 units and a 2e-4-wide notch in a plateau (3 spare units), which passed about 95 % of the sampled checks |
 | 9.11 | `build(n, m)`: 1 layer, 4 heads, 83 ReLUs, d = 19 + 2 P1 + 2 P2, exact without norms on 43 problems of (8, 8), (3, 12), (1, 1) and one fresh size | a Python adder object; the package's builder; extra layer, head, width, ReLU; one size for all; lam = 0.5; the PreLN port |
 | 9.12 | `size(n, m)` on 45 sizes (the book's five, boundaries drawn afresh, up to 10^6) | the paper's P1 (hint); P2 = ceil(log2 m); a lookup of known sizes |
 | 9.13 | operands (<= 20 x 20 digits) where the paper's condition holds and the literal width fails | ell a power of two; operands that work; too many |
@@ -286,6 +286,34 @@ def test_9_10_wants_weights_within_the_budget_and_the_tolerance():
     package = (M1, b1 - 0.30 + C.OFFSET_G, M2, b2)       # the chapter's offset 0.21
     result = fails('9.10', package, 'PRE_SUM -0.1', 'which is not right')
     assert 'expected' not in result.message
+
+
+def _notched(digit, at, width=2e-4):
+    """Round 12: robust trapezoids in 76 units (digit 0's first ramp is a constant in b2, digit
+    9's last ramp is never reached) and a notch of ``width`` down to 0 in ``digit``'s column at
+    h + 0.30 = ``at`` (h = PRE_SUM + (PRE_CARRY - NUM) / 10), from 3 spare units: 79 ReLUs."""
+    M1, b1, M2, b2 = answer('9.10')
+    keep = np.r_[2:78]
+    w = width / 2
+    M1 = np.concatenate([M1[:, keep], np.tile([[1.0], [0.1], [-0.1]], 3)], 1)
+    b1 = np.concatenate([b1[keep], 0.30 - at + np.array([w, 0.0, -w])])
+    notch = np.zeros((3, 10))
+    notch[:, digit] = np.array([-1.0, 2.0, -1.0]) / w if w else 0.0
+    return M1, b1, np.concatenate([M2[keep], notch]), b2 + np.eye(10)[0]
+
+
+def test_9_10_checks_every_kink_so_a_narrow_notch_fails():
+    passes('9.10', _notched(7, 7.21, width=0.0), '79 ReLUs', '722 intervals')
+    rng = np.random.default_rng()
+    places = [(7, 7.21)] + [(d, d + 10 * int(rng.integers(2)) + rng.uniform(0.0501, 0.4499))
+                            for d in rng.integers(10, size=3)]     # anywhere an interval reaches
+    for digit, at in places:          # the red team's: PRE_SUM 6.91, PRE_CARRY 3, NUM 3 gave 0s
+        result = fails('9.10', _notched(int(digit), at), 'PRE_SUM', 'PRE_CARRY', 'NUM',
+                       'gave [0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0]', 'not right')
+        s, p, n = result.counterexample                    # named: the bottom of the notch
+        assert f'PRE_SUM {s!r}, PRE_CARRY {p:g}, NUM {n:g}' in result.message
+        assert abs(s + (p - n) / 10 + 0.30 - at) < 1e-9, (digit, at, result.counterexample)
+        assert 'expected' not in result.message
 
 
 # ----------------------------------------------------------------------------- 9.11 - 9.14
