@@ -68,8 +68,9 @@ from taotp.exercises import check, progress
 # `taotp.og_embedding(q, d)[j] @ T` equals row `j + delta` (to 1e-9) for every `j` with
 # `0 <= j + delta < q`, for any table length `q`. It must work for negative `delta` and for
 # every even `d`. The checker tries 40 fixed pairs (delta, d), with d = 2 and sizes that are not
-# powers of two, tables of up to 1000 positions and shifts of several hundred, then 10 pairs
-# drawn afresh on every check (d up to 160). Build `T` yourself from the formula of the
+# powers of two, tables of up to 1000 positions and shifts of several hundred, then 14 pairs
+# drawn afresh on every check (d up to 160), 4 of them on tables of 1001 to 4000 positions
+# (shifts of 1000 and more included). Build `T` yourself from the formula of the
 # encoding: `taotp.encodings.shift_by_delta` is switched off while your function is checked.
 
 # %%
@@ -138,9 +139,10 @@ check('7.7', window_matrix)
 # `taotp.encodings.uniform_rotation_embedding(q, d)` uses the $d/2$ angles $2\pi k/(d/2)$. What is its
 # distinguishability (Definition 7.6) for $q = 256$ positions and $d = 256$ dimensions? Answer
 # with a number, or better, with a function `(q, d) -> number` that works for any size, within
-# 0.1 % of the true value (relative). The function is checked at $q = d = 256$ and at 11 sizes
-# drawn afresh on every check: small `d` (where far positions still matter), $q = 1$, and $q$
-# beyond $10^9$, far more rows than any table could hold.
+# 0.1 % of the true value (relative). The function is checked at $q = d = 256$ and at 35 sizes
+# drawn afresh on every check: small `d` (where far positions still matter), $q = 1$, $q$ up to
+# 400, 24 from 401 to $10^9$ (three in each of eight bands of equal ratio, so every scale is
+# tried), and $q$ beyond $10^9$, far more rows than any table could hold.
 
 # %%
 answer_7_8 = None  # a number, or a function of (q, d)
@@ -195,6 +197,9 @@ check('7.10', padding_dim)
 # Train two small PostLN transformers (`post_ln=True`) that differ only in their position table,
 # kept fixed while training: the sinusoidal encoding `taotp.og_embedding(64, d)` and a random
 # rotation encoding (`taotp.encodings.random_rotation_embedding`). Which one is better, and why?
+# The random table must be another encoding, not the sinusoidal one in disguise: at most half
+# of its angles may lie within 0.05 rad of a sinusoidal angle (`og_angles(d)`, one each, up to
+# sign and order), which random angles almost always meet.
 #
 # The task (`training.offset_batch`): rows of 64 tokens from a vocabulary of 16; at every
 # position $i \ge 5$ the target is the token at $i - 5$. Train on rows of 32 tokens only: the

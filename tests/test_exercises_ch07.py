@@ -6,12 +6,12 @@ worker, judged in the judge.
 | id | what is checked (solved means) | cheats tried (each a test below) |
 |---|---|---|
 | 7.1, 7.2, 7.4, 7.5, 7.6 | no checker (reflection or proof; worked answers in the solutions notebook) | - |
-| 7.3 | `shift_matrix(delta, d)` maps every valid row j of `og_embedding(q, d)` to row j + delta to 1e-9, for 40 fixed (delta, d) (d = 2 and non-powers of two, delta from -500 to 999, tables of up to 1000 rows) and 10 drawn afresh; `shift_by_delta` switched off | T fitted by least squares on a 200-row table, right only for the old d grid, right only for abs(delta) <= 150; the sign bug / transpose / (cos, sin) order: told it shifts by -delta, never "transpose"; the identity; the package's `shift_by_delta` (switched off), a copy of its code |
+| 7.3 | `shift_matrix(delta, d)` maps every valid row j of `og_embedding(q, d)` to row j + delta to 1e-9, for 40 fixed (delta, d) (d = 2 and non-powers of two, delta from -500 to 999, tables of up to 1000 rows) and 14 drawn afresh, 4 of them on tables of 1001 to 4000 rows (two shifted by 1000 or more); `shift_by_delta` switched off | T fitted by least squares on a 200-row table; round 12: T fitted on a 1000-row table (exact on every table of the old checks, off by more than 1 on og_embedding(2000, 8) for delta = 999); right only for the old d grid, right only for abs(delta) <= 150; the sign bug / transpose / (cos, sin) order: told it shifts by -delta, never "transpose"; the identity; the package's `shift_by_delta` (switched off), a copy of its code |
 | 7.7 | `window_matrix(k, q, thetas)`: every query i >= k - 1 puts 1/k (to 1e-3) on keys i-k+1..i and < 1e-3 elsewhere; 14 cases with angles drawn afresh, k = 1 to k = q, random, sorted, evenly spaced and sinusoidal angles | summed shift matrices; a scaled identity; overflowing scores; a soft hardening factor; right only for k <= 7; right only up to lag 16 |
-| 7.8 | the distinguishability of `uniform_rotation_embedding(q, d)` (Def. 7.6) within 0.1 % (relative): the number at q = d = 256, or a function of (q, d) checked at q = d = 256 and 11 sizes drawn afresh, d = 2 to 256, q = 1 to beyond 10^9 | 1 / ceil(q / n); the package's measure on the table (no table of 10^9 rows fits); the measure where it fits and 1 / ceil(q / n) or a tiny number beyond (passed the old absolute 1e-3); a lookup of the old sizes; 1 / (q / (d/2)); the constant 1; a table harvested from earlier NOT YET messages; a value whose `__array__` never returns |
+| 7.8 | the distinguishability of `uniform_rotation_embedding(q, d)` (Def. 7.6) within 0.1 % (relative): the number at q = d = 256, or a function of (q, d) checked at q = d = 256 and 35 sizes drawn afresh, d = 2 to 256, q = 1 to beyond 10^9, three in each of 8 bands of equal ratio from 401 to 10^9 | 1 / ceil(q / n); round 12: the measure on the table up to q = 400 and the large-q limit 1 / (q/n + (q - q/n) e^-n) beyond (2.4 % off at q = 500, d = 256; sizes jumped from 400 to 10^9); the package's measure on the table (no table of 10^9 rows fits); the measure where it fits and 1 / ceil(q / n) or a tiny number beyond (passed the old absolute 1e-3); a lookup of the old sizes; 1 / (q / (d/2)); the constant 1; a table harvested from earlier NOT YET messages; a value whose `__array__` never returns |
 | 7.9 | four labels for panels A-D naming each encoding once, in the right order (compared with a salted digest); free text is read as exactly one kind or refused | "unsorted random" read as sorted; "uniform random" (ambiguous); wrong orders (the message does not say how many panels are right); a duplicate; labels whose `__str__` or list whose `__iter__` never returns. Not preventable: guessing among the 24 orders, or matching the panels against the package's tables |
 | 7.10 | `padding_dim(X, eps)` returns the general padding dimension on 27 encodings drawn afresh with a gap around eps (quiet within eps / 2; one more dimension fits in no box of half-width eps): quiet subspaces hidden by rotations, equal shapes with different answers, a direction quiet but for one row, the same encodings shuffled, rotated, moved and rescaled | a lookup keyed by the shape or by the bytes of another check's encodings; an RMS threshold on the singular values; the axis-aligned count; a singular-value threshold at 2 eps; a threshold that ignores the given eps; a cut-off at 15 eps (round 10: loud directions were all over 20 eps wide, now four are only a few eps); a range cut-off at 4 eps or at 1 eps, eps taken for a diameter (round 11: two encodings of one dimension, 2.05-2.6 and 1.5-1.9 eps wide); 4.5; True |
-| 7.11 | two PostLN models differing only in a fixed position table; checker in taotp.exercises.training_checks, tested in test_training_puzzles.py | see test_training_puzzles.py |
+| 7.11 | two PostLN models differing only in a fixed position table, the rotation one another encoding (at most half its angles within 0.05 rad of a sinusoidal angle, one each, up to sign and order); checker in taotp.exercises.training_checks, tested in test_training_puzzles.py | see test_training_puzzles.py; round 12: the shipped sinusoidal model, dims permuted and angles nudged by 3e-6, as the 'rotation' model with verdict 'tie' (passed the old 1e-6 test of the angles) |
 
 Red team (issue 17): attacks by class, and why they fail now.
 
@@ -30,6 +30,8 @@ Red team (issue 17): attacks by class, and why they fail now.
 | 6 space | the measure where a table fits and 1 / ceil(q / n) or ~0 beyond | 7.8 | huge q with small d, compared relatively |
 | 6 space | a window right only for short lags | 7.7 | every query up to q - 1 (q up to 40) is checked |
 | 6 space | a threshold fixed at 1e-3 instead of the given eps | 7.10 | encodings rescaled by 1e-3 to 1e4 |
+| 6 space | T fitted by least squares on a 1000-row table (round 12) | 7.3 | four drawn tables of 1001 to 4000 rows, two shifted by 1000 or more |
+| 6 space | an exact table up to q = 400, the large-q limit beyond (round 12) | 7.8 | three sizes drawn in each of 8 bands of equal ratio from 401 to 10^9 |
 """
 import re
 import time
@@ -163,8 +165,6 @@ WRONG = [
     ('7.7', raises, ['raised RuntimeError: boom on k=3, q=24, 24 random angles']),
     ('7.8', lambda q, d: 1 / -(-q // (d // 2)), ['d=4 (drawn for this check', 'your answer gave',
                                                  'which is not right']),
-    ('7.8', lambda q, d: distinguishability(uniform_rotation_embedding(q, d)),
-     ['your formula raised', 'no table fits in memory']),
     ('7.8', _old_sizes_lookup(), ['your answer gave 0.5', 'which is not right']),
     ('7.8', lambda q, d: 1 / (q / (d / 2)) if q > d / 2 else 1.0, ['which is not right']),
     ('7.8', lambda q, d: 1.0, ['q=256, d=256: your answer gave 1.0, which is not right']),
@@ -192,6 +192,14 @@ WRONG = [
     ('7.10', lambda X, eps: 4.5, ['padding_dim must return an integer; got 4.5']),
     ('7.10', lambda X, eps: True, ['padding_dim must return an integer; got True']),
 ]
+
+
+def test_7_8_the_package_measure_on_the_table_runs_out_of_time():
+    """Not every q x q table of the drawn sizes is built in time (a short limit here: the
+    answer would run for the judge's 5 s otherwise; where the size is 10^4 or more, the
+    message adds that a formula is needed)."""
+    fails('7.8', lambda q, d: distinguishability(uniform_rotation_embedding(q, d)),
+          'your formula took longer than', call_seconds=SHORT)
 
 
 @pytest.mark.parametrize('puzzle, answer_, fragments', WRONG,
@@ -311,6 +319,23 @@ def test_7_8_sizes_reach_past_any_table():
         assert any(q >= 10 ** 9 and d <= 16 for q, d in sizes)
 
 
+def test_7_3_drawn_tables_reach_past_1000_rows():
+    for seed in range(20):
+        drawn = ch07.shift_cases(seed)[len(ch07._FIXED_SHIFTS):]
+        long = [(delta, q) for delta, _, q in drawn if q > 1000]
+        assert len(drawn) == 14 and len(long) == 4 and all(q <= 4000 for _, q in long)
+        assert sum(abs(delta) >= 1000 for delta, _ in long) >= 2
+        assert all(abs(delta) < q for delta, _, q in drawn)
+
+
+def test_7_8_sizes_cover_every_scale_between_a_table_and_10_9():
+    edges = np.geomspace(401, 10 ** 9, ch07.BANDS_7_8 + 1)
+    for seed in range(20):
+        qs = np.array([q for q, _ in ch07.sizes_7_8(seed)])
+        for low, high in zip(edges[:-1], edges[1:]):
+            assert np.sum((qs >= low - 1) & (qs <= high)) >= 3, (seed, low, high)
+
+
 def test_registry_rows():
     rows = [p for p in registry().values() if p.chapter == 7]
     assert [p.id for p in rows] == [f'7.{i}' for i in range(1, 12)]
@@ -363,6 +388,26 @@ def test_7_3_zeroes_the_checks_tables_through_its_frame():
     fails('7.3', shift_matrix, 'delta=1, d=4')
 
 
+def _fitted_on_1000_rows(delta, d):
+    """Least squares on a 1000-row table: exact on every row of the old checks' tables."""
+    E = og_embedding(1000, d)
+    rows = np.arange(max(0, -delta), min(1000, 1000 - delta))
+    return np.linalg.lstsq(E[rows], E[rows + delta], rcond=None)[0] if len(rows) else np.eye(d)
+
+
+def test_7_3_a_matrix_fitted_on_1000_rows_fails_on_longer_tables():
+    """Red team, round 12 (class 6): every case had q <= 1000, so a T fitted by least squares
+    on a 1000-row table passed; it is off by more than 1 on og_embedding(2000, 8) for delta =
+    999.  Four drawn cases now have tables of 1001 to 4000 rows."""
+    T = _fitted_on_1000_rows(999, 8)
+    E = og_embedding(2000, 8)
+    assert np.abs(E[500] @ T - E[1499]).max() > 1
+    result = fails('7.3', _fitted_on_1000_rows, 'drawn for this check: ch07.shift_cases(',
+                   'is off by')
+    seed, number = _seed_of(result, 'shift_cases')
+    assert ch07.shift_cases(seed)[number][2] > 1000
+
+
 def test_7_7_a_loose_tolerance_set_by_the_answer_is_not_the_checkers():
     def window_matrix(k, q, thetas):
         ch07.TOL_7_7 = 10.0                      # in the worker's copy of the module only
@@ -401,19 +446,48 @@ def test_7_8_hidden_sizes_change_and_never_name_the_expected_value():
     assert len(seen) > 1
 
 
+def _never_names_the_value(result, got, want):
+    """``never_names`` for 7.8's expected value, once the answer's own output (printed in
+    full or cut short) and the tolerance "0.1%" are taken out of the message (an expected 0.1
+    is a prefix of the answer's 0.1023...)."""
+    rest = re.sub(r'your answer gave \S+', '', result.message).replace('within 0.1%', '')
+    assert repr(want) not in rest and f'{want:.4f}' not in rest, (want, result.message)
+
+
 @pytest.mark.parametrize('cheat', [
     # class 6: right wherever a table fits; beyond, 1 / ceil(q / n) or a tiny number (the old
     # absolute tolerance of 1e-3 let both pass at q = 10^12)
-    lambda q, d: distinguishability(uniform_rotation_embedding(q, d)) if q * d < 10 ** 7
-    else 1 / -(-q // (d // 2)),
-    lambda q, d: distinguishability(uniform_rotation_embedding(q, d)) if q * d < 10 ** 7
-    else 1e-15])
+    lambda q, d: distinguishability(uniform_rotation_embedding(q, d))
+    if q * q * max(d, 64) < 10 ** 8 else 1 / -(-q // (d // 2)),
+    lambda q, d: distinguishability(uniform_rotation_embedding(q, d))
+    if q * q * max(d, 64) < 10 ** 8 else 1e-15])
 def test_7_8_right_only_where_a_table_fits(cheat):
     result = fails('7.8', cheat, 'which is not right')
     seed, number = _seed_of(result, 'sizes_7_8')
     q, d = ch07.sizes_7_8(seed)[number]
-    assert q >= 10 ** 9
-    never_names(result, f'{ch07._want_7_8(q, d):.4f}', repr(ch07._want_7_8(q, d)))
+    assert q * q * max(d, 64) >= 10 ** 8    # a table below that is built within 0.2 s
+    _never_names_the_value(result, cheat(q, d), ch07._want_7_8(q, d))
+
+
+def _table_then_limit(q, d):
+    """The measure on the table up to q = 400, the large-q limit beyond (no ceiling)."""
+    if q <= 400:
+        return distinguishability(uniform_rotation_embedding(q, d))
+    n = d // 2
+    return 1 / (q / n + (q - q / n) * np.exp(-n))
+
+
+def test_7_8_a_piecewise_answer_is_tried_where_it_switches():
+    """Red team, round 12 (class 6): sizes were q <= 400 or q >= 10^9, so an exact table
+    below and the large-q limit above passed, though 2.4 % off at q = 500, d = 256; three sizes
+    are drawn now in each of 8 bands of equal ratio from 401 to 10^9."""
+    want = ch07._want_7_8(500, 256)
+    assert abs(_table_then_limit(500, 256) / want - 1) > 0.02
+    result = fails('7.8', _table_then_limit, 'which is not right')
+    seed, number = _seed_of(result, 'sizes_7_8')
+    q, d = ch07.sizes_7_8(seed)[number]
+    assert 400 < q < 10 ** 9
+    _never_names_the_value(result, _table_then_limit(q, d), ch07._want_7_8(q, d))
 
 
 def test_7_8_wrong_numbers_get_the_same_message():

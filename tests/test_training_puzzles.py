@@ -156,6 +156,46 @@ def test_7_11_wrong_verdicts_and_unfair_comparisons(references):
     assert not result and "expected a dict {'og': params" in result.message
 
 
+def _permuted(params, order, pos_emb):
+    """The same program with its model dims reordered by ``order`` and ``pos_emb`` as table."""
+    def layer(L):
+        return {**L, **{k: L[k][:, order] for k in ('Q', 'K', 'V', 'P', 'M2')},
+                'M1': L['M1'][order], 'b2': L['b2'][order],
+                **{k: {g: v[order] for g, v in L[k].items()} for k in ('ln1', 'ln2')}}
+    return {**params, 'tok_emb': params['tok_emb'][:, order],
+            'out_emb': params['out_emb'][:, order], 'layers': [layer(L) for L in params['layers']],
+            'lnf': {g: v[order] for g, v in params['lnf'].items()}, 'pos_emb': pos_emb}
+
+
+def test_7_11_the_sinusoidal_model_in_disguise_is_refused(references):
+    """Red team, round 12: the shipped sinusoidal model with each (sin, cos) pair turned into
+    (cos, sin) and its angles nudged by 3e-6 is a rotation encoding whose angles passed the old
+    1e-6 comparison; both models compute the same function, so 'tie' matched.  At most half of
+    the rotation angles may now lie within NEAR_OG of a sinusoidal one (up to sign and order)."""
+    og = references['7.11']['og']
+    d = og['pos_emb'].shape[1]
+    swap = np.arange(d).reshape(-1, 2)[:, ::-1].ravel()
+    for nudge, sign in ((3e-6, 1), (-0.04, -1)):
+        angles = sign * (taotp.encodings.og_angles(d) + nudge)
+        disguised = _permuted(og, swap, taotp.encodings.rotation_encoding(64, angles))
+        if sign == 1:           # the same function: the old checker's verdict was 'tie'
+            scores = training.measure('7.11', {'og': og, 'rotation': disguised})
+            assert scores['og']['all'] == pytest.approx(scores['rotation']['all'], abs=1e-9)
+        result = check('7.11', {'og': og, 'rotation': disguised, 'better': 'tie'})
+        assert not result and f"{d // 2} of its {d // 2} angles each lie within" in result.message
+
+
+def test_7_11_random_rotation_tables_are_not_taken_for_sinusoidal_ones(references):
+    table = references['7.11']['rotation']['pos_emb']
+    assert training_checks._sinusoidal_pairs(np.arctan2(table[1, 1::2], table[1, 0::2]),
+                                              16) <= 1
+    for d in (4, 8, 16, 32):
+        pairs = [training_checks._sinusoidal_pairs(
+            taotp.encodings.random_angles(d // 2, np.random.default_rng(seed)), d)
+            for seed in range(200)]
+        assert np.mean([2 * p > d // 2 for p in pairs]) < 0.02, d
+
+
 @pytest.mark.parametrize('pid', PUZZLES)
 def test_checkers_need_no_torch(pid):
     code = ('import sys; sys.modules["torch"] = None; sys.modules["transformer_lens"] = None\n'
