@@ -65,17 +65,19 @@ def _outside(weights, x0, size=lambda vals, xs: np.abs(vals)):
     return float(xs[j]), vals[j]
 
 
-def _rounding(weights, floor, xs):
-    """What rounding can leave of f at ``xs``: ``floor`` plus 16 ulps of the terms f adds
+def _rounding(weights, x0, a0, xs):
+    """What rounding can leave of f at ``xs``: 1e-12 |a0| plus 16 ulps of the terms f adds
     there, |M2_i| (|x M1_i| + |b1_i|) over its active units and |b2| (round 12: a tolerance
-    that grew with x alone hid a tail of slope 3e-10 a0; a dead unit adds nothing)."""
+    1e-9 |a0| max(1, |x0|, |x|) hid a tail of slope 3e-10 a0), but never more than that old
+    tolerance (so huge weights cannot make any value "rounding"; a dead unit adds nothing)."""
     (m1,), b1, M2, b2 = weights
     with np.errstate(all='ignore'):
         xs = np.asarray(xs, dtype=float).reshape(-1, 1)
         size = np.abs(xs * m1) + np.abs(b1)
         active = xs * m1 + b1 >= -4 * np.finfo(float).eps * size
         terms = np.where(active, size, 0.0) @ np.abs(M2[:, 0]) + np.abs(b2[0])
-    return floor + 16 * np.finfo(float).eps * terms
+        cap = 1e-9 * abs(a0) * np.maximum(1.0, np.maximum(abs(x0), np.abs(xs[:, 0])))
+        return 1e-12 * abs(a0) + np.minimum(16 * np.finfo(float).eps * terms, cap)
 
 
 SPIKES_SHOWN = [(0.0, 1.0), (2.5, -3.0), (-7.0, 0.25), (1e3, 42.0), (0.3, 0.0),
@@ -98,7 +100,7 @@ def check_6_2(spike):
                                     if i >= len(SPIKES_SHOWN) else '')
         w = _weights(toolkit.call(spike, x0, a0, what='your spike', on=on), f'your spike for {on}',
                      units=3)
-        tol = functools.partial(_rounding, w, 1e-12 * abs(a0))
+        tol = functools.partial(_rounding, w, x0, a0)
         top = _at(w, [x0])[0, 0]
         if not abs(top - a0) <= tol([x0])[0]:
             raise Finding(f'{on}: f(x0) should be a0 = {a0}; got {top}', (x0, a0))
