@@ -7,7 +7,7 @@ worker, judged in the judge.
 |---|---|---|
 | 8.1, 8.2 | no checker (open-ended; worked answers in the solutions notebook) | - |
 | 8.3 | a letter of `CHOICES_8_3` or a function tokens -> next token that agrees with the Fig. 8.3 program at full precision on 776 prompts: every prompt of 1-2 tokens; of 3-8: repeated tokens, runs, the smallest token at every place, the vocabulary's ends, and 300 random ones drawn afresh; messages never say what the program outputs | every wrong letter; predicting the printed one-decimal weights; the minimum of all but the first token (caught by the adversarial prompts); True for token 1; half tokens, text, NaN. a function that runs the listing (printed, or the 2-decimal one: passed in round 7), refused since: the package's forward pass, its pieces and the loop reference are off in the worker. Not preventable: guessing among 6 letters |
-| 8.4 | a loader `my_compile(text) -> params`: both printed listings, a dumped random program and 17 compact forms (12 random, drawn afresh: field order, ints and floats, width-0 MLPs) equal their full forms bit for bit; 11 malformed texts and 7 drawn afresh (`ch08.malformed_programs`: a random program broken one way each, kept only if the package's loader refuses it) raise with a message; 6 texts holding code are refused and never run (two end the process that runs them: round 12, a loader that evaluated the text and turned whatever happened into a ValueError passed); the package's loader (`ch08.LOADER_PARTS`) is switched off where the loader runs | `taotp.load_program` itself, `compile_TAOTP`, a wrapper, the parser alone, `build(parse(text))` bound before the check; `eval` without builtins; a loader ignoring unknown layer keys or a `block_size` that contradicts `pos_emb`; nested lists instead of arrays; the book's Fig. 8.1 loader; a loader missing each default; one that returns garbage, changes a value, raises with no message, exits (also as a SystemExit named ValueError: round 12, the worker now names a non-Exception by its builtin class) or loops on malformed texts, runs the injected call, evaluates every text behind a ValueError (with or without builtins) |
+| 8.4 | a loader `my_compile(text) -> params`: both printed listings, a dumped random program and 17 compact forms (12 random, drawn afresh: field order, ints and floats, width-0 MLPs) equal their full forms bit for bit; 11 malformed texts and 7 drawn afresh (`ch08.malformed_programs`: a random program broken one way each, kept only if the package's loader refuses it) raise with a message; 7 texts holding code are refused and never run (two end the process that runs them: round 12, a loader that evaluated the text and turned whatever happened into a ValueError passed; one loops forever in C over an iterator found from `object`, holding the GIL: round 13, a loader that also replaced os._exit passed); the package's loader (`ch08.LOADER_PARTS`) is switched off where the loader runs | `taotp.load_program` itself, `compile_TAOTP`, a wrapper, the parser alone, `build(parse(text))` bound before the check; `eval` without builtins; a loader ignoring unknown layer keys or a `block_size` that contradicts `pos_emb`; nested lists instead of arrays; the book's Fig. 8.1 loader; a loader missing each default; one that returns garbage, changes a value, raises with no message, exits (also as a SystemExit named ValueError: round 12, the worker now names a non-Exception by its builtin class) or loops on malformed texts, runs the injected call, evaluates every text behind a ValueError (with or without builtins, with os._exit replaced) |
 
 Red team (issue 17): attacks by class, and why they fail now.
 
@@ -194,6 +194,24 @@ def _eval_behind_a_value_error(reference, scope=None):
     return loader
 
 
+def _eval_with_exit_replaced(reference):
+    """Round 13: as above, with os._exit replaced while the text is evaluated."""
+    def loader(text):
+        import os
+        try:
+            return reference(text)
+        except ValueError:
+            saved, os._exit = os._exit, lambda *a: None
+            try:
+                eval(text, {})
+            except BaseException:       # noqa: B036 (the cheat hides everything)
+                pass
+            finally:
+                os._exit = saved
+            raise ValueError('this is not a program') from None
+    return loader
+
+
 def _exits_under_another_name(reference):
     """Round 12: a SystemExit subclass named ValueError (the worker sent only the name)."""
     ValueError = type('ValueError', (SystemExit,), {})      # noqa: N806
@@ -352,11 +370,13 @@ def _finite_arrays_only(ref):
                      "at tok_emb: your loader gave a nested list; return NumPy arrays"]),
     (_exits_when_malformed, ['your loader raised SystemExit: bad program on a ragged tok_emb']),
     (_exits_under_another_name, ['your loader raised ValueError (a SystemExit): ']),
-    (_eval_behind_a_value_error, ['on a text holding a call of os._exit the process running your '
-                                  'loader ended: it ran the code in']),
+    (_eval_behind_a_value_error, ['on a text holding a call of os._exit your loader ended the '
+                                  'process running it: it ran the code in']),
+    (_eval_with_exit_replaced, ['on a text holding a set of an endless iterator your loader '
+                                'did not return: it ran the code in']),
     (lambda ref: _eval_behind_a_value_error(ref, {'__builtins__': {}}),
-     ['on a text holding a call of os._exit reached without builtins the process running your '
-      'loader ended']),
+     ['on a text holding a call of os._exit reached without builtins your loader ended the '
+      'process running it']),
     (_silent, ['on a ragged tok_emb your loader raised ValueError with an empty message']),
     (_off_by_a_bit, ["the book listing 'hello_world': your program differs from the full form "
                      "at tok_emb: your loader gave 1.200000000001 at flat index 0"]),
@@ -364,7 +384,8 @@ def _finite_arrays_only(ref):
                 'your program differs from the full form at']),
 ], ids=['finite-arrays-only', 'fixed-texts-only', 'book', 'no-ln', 'no-block-size', 'no-layers', 'unknown-key', 'eval-payload',
         'restricted-eval', 'lax-layers', 'ignores-block-size', 'nested-lists', 'exits',
-        'exits-as-value-error', 'eval-behind-value-error', 'eval-without-builtins-behind-value-error',
+        'exits-as-value-error', 'eval-behind-value-error', 'eval-with-exit-replaced',
+        'eval-without-builtins-behind-value-error',
         'silent',
         'off-by-a-bit', 'rounded'])
 def test_8_4_wrong_loaders_are_caught(make, fragments):

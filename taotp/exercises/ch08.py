@@ -174,13 +174,18 @@ PAYLOAD_MARK = 'taotp-8.4: code from the program text ran'
 _PAYLOAD = ('{"tok_emb": [[1.0, -1.0]], "block_size": '
             f'exec("raise RuntimeError(\'{PAYLOAD_MARK}\')")}}')
 
-# texts whose code, once run, ends the process running it (round 12: a loader that evaluated
-# the text and turned whatever happened into a plain ValueError passed): tried last
-_ENDS_THE_PROCESS = (
+# texts whose code, once run, ends the process running it or never returns (round 12: a
+# loader that evaluated the text and turned whatever happened into a plain ValueError passed;
+# round 13: one that also replaced os._exit while it evaluated): tried last.  The last one
+# loops in C over itertools.repeat, found from object itself: nothing an answer can replace,
+# and it never lets another thread run
+_TRIPWIRES = (
     ('a call of os._exit', '{"tok_emb": [[1.0, -1.0]], "block_size": __import__("os")._exit(0)}'),
     ('a call of os._exit reached without builtins',
      '{"tok_emb": [[1.0, -1.0]], "block_size": [c for c in ().__class__.__base__.__subclasses__'
-     '() if c.__name__ == "_wrap_close"][0].__init__.__globals__["_exit"](0)}'))
+     '() if c.__name__ == "_wrap_close"][0].__init__.__globals__["_exit"](0)}'),
+    ('a set of an endless iterator', '{"tok_emb": [[1.0, -1.0]], "block_size": {*[c for c in ()'
+     '.__class__.__base__.__subclasses__() if c.__name__ == "repeat"][0](0)}}'))
 
 
 # ----------------------------------------------------------------------------- random programs
@@ -398,14 +403,17 @@ def _loaded(loader, text, what, want):
 
 def _must_refuse(loader, text, what, because):
     """The loader must raise an error with a message on ``text``, without running its code."""
+    tripwire = text in dict(_TRIPWIRES).values()
     try:
-        out = toolkit.call(loader, text, what='your loader', on=what, seconds=10)
+        out = toolkit.call(loader, text, what='your loader', on=what, seconds=3 if tripwire else 10)
     except Finding as f:
         raised = f.__context__                      # what toolkit.call turned into the finding
         if not isinstance(raised, AnswerRaised):
-            if text in dict(_ENDS_THE_PROCESS).values() and not isinstance(raised, WorkerTimeout):
-                raise Finding(f'on {what} the process running your loader ended: it ran the '
-                              f'code in {text!r}; parse the text, never eval it', what) from None
+            if tripwire:
+                ended = ('did not return' if isinstance(raised, WorkerTimeout) else
+                         'ended the process running it')
+                raise Finding(f'on {what} your loader {ended}: it ran the code in {text!r}; '
+                              f'parse the text, never eval it', what) from None
             raise                                   # a time-out or a crash
         if PAYLOAD_MARK in raised.text or PAYLOAD_MARK in raised.detail:
             raise Finding(f'on {what} your loader executed code from the program text (it ran '
@@ -442,7 +450,7 @@ def check_8_4(my_compile):
                                   f'({text[:200]})', want)
     for what, text in _MALFORMED + tuple(malformed_programs(seed)):
         _must_refuse(my_compile, text, what, 'the text is malformed')
-    for what, text in _EXPRESSIONS + (('a function call', _PAYLOAD),) + _ENDS_THE_PROCESS:
+    for what, text in _EXPRESSIONS + (('a function call', _PAYLOAD),) + _TRIPWIRES:
         _must_refuse(my_compile, text, f'a text holding {what}',
                      'it evaluated code; parse the text, never eval it')
     return Passed(f'reads both printed listings and a dumped random program exactly; '
@@ -450,8 +458,8 @@ def check_8_4(my_compile):
                   f'random, drawn for this check: any field order, ints and floats, MLPs of '
                   f'width 0) equal their full forms; raises with a message on {len(_MALFORMED)} '
                   f'malformed texts and {MALFORMED_DRAWN} drawn for this check; refuses '
-                  f'{len(_EXPRESSIONS) + 3} texts holding code and never runs them; the '
-                  f'package\'s own loader was switched off')
+                  f'{len(_EXPRESSIONS) + 1 + len(_TRIPWIRES)} texts holding code and never '
+                  f'runs them; the package\'s own loader was switched off')
 
 
 PUZZLES = [
