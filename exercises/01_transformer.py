@@ -71,8 +71,8 @@ from taotp.exercises import check, progress
 # `taotp.decode(tokens, params, max_steps, eos, cache=False)` returns (the prompt and the
 # new tokens, as a list of ints), without repeating work for positions it has already
 # processed. The checker compares tokens on five random programs (up to full blocks, with
-# and without `eos`) and on a prompt of 33 to 60 tokens for a program that repeats its
-# first token; then it runs your decoder for 500 to 600 steps on a fresh program with
+# and without `eos`) and on a prompt of 40 to 60 tokens for a program that repeats the
+# token at a position drawn at least 32 before the prompt's end; then it runs your decoder for 500 to 600 steps on a fresh program with
 # `d_model` 128 and measures its CPU time (the time of its own process, so other work on
 # the machine counts little): at most 5x what the package's own cache takes for the same
 # run. At that length the naive loop redoes about 300 positions per token, 12x the work of
@@ -119,11 +119,13 @@ check('1.4', transformer_at)
 # `numpy.random.Generator` it is given (no global random state). Near $T = 0$ it must
 # agree with greedy decoding (checked at a $T$ drawn from $10^{-5}$ to $10^{-3}$). The
 # checker samples 300 seeded runs of 8 steps at $T = 0.5$, at a $T$ drawn from 0.05 to
-# 0.3, at one drawn from 0.7 to 1.4 and at $T = 2$ on the program
-# `taotp.exercises.ch01.sampling_program()`, then at a $T$ drawn from 2 to 3 on one of its
-# family drawn afresh with a new vocabulary, prompt and length (`fresh_sampling_program(seed)`
-# returns the program, prompt and steps); it replays a few runs of each with the same seed
-# to see that your sampler draws from its rng alone. It compares the frequency of every
+# 0.3 and at one drawn from 0.7 to 1.4 on the program
+# `taotp.exercises.ch01.sampling_program()`, then on two of its family drawn afresh with a
+# new vocabulary, prompt and length: one at a $T$ from 2 to 3, one with 12 or 16 tokens and
+# its logits scaled down so that $T$ is 0.002 to 0.06 (`fresh_sampling_program(seed)` and
+# `fresh_sampling_program(seed, cold=True)` return the program, prompt, steps and $T$). It
+# replays a few runs of each with the same seed to see that your sampler draws from its rng
+# alone. It compares the frequency of every
 # token at every step with the laws your sampler should have used, how often tokens of
 # each probability are drawn, and whether your draws are too flat or too sharp for $T$; a
 # right sampler fails with probability below $10^{-6}$.
@@ -146,7 +148,8 @@ check('1.6', sample_decode)
 # steps, from any prompt (even one longer than the block). It returns the prompt followed
 # by `n_steps` new tokens, as a list of ints. Build it on `taotp.transformer`;
 # `taotp.decode(..., window=True)` already does this, so it is switched off while this
-# puzzle is checked. The checker tries block sizes 1, 3, 5, 8 and 13, up to 120 steps.
+# puzzle is checked. The checker tries block sizes 1, 3, 5, 8 and 24, up to 120 steps, and
+# block size 64 on a program that repeats the oldest token of its window.
 
 # %%
 def decode_window(tokens, params, n_steps):

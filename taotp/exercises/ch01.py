@@ -11,56 +11,16 @@ import numpy as np
 from .. import model, reference
 from ..decoding import decode, transformer, transformer_batch
 from ..model import causal_mask, layer_norm, mlp, self_attn, softmax
-from ..params import base_layer, base_params, params_difference
+from ..params import params_difference
 from . import toolkit as tk
+from .ch01_programs import (FRESH_VOCABS, SCOPE, SHAPES, case_programs,  # noqa: F401 (named
+                            fresh_sampling_program, random_program,      # in the notebooks)
+                            sampling_program, token_copier)
 from .draws import ALPHA, BINS, freedman_margin, hoeffding_margin, martingales, tests_for
 from .registry import Puzzle, checker
 from .result import Finding, Passed
 
 # ----------------------------------------------------------------------------- programs
-
-def _norm(rng, d, kind):
-    if kind == 'vector':
-        return {'gamma': 0.5 + rng.random(d), 'beta': 0.5 * rng.normal(size=d)}
-    if kind == 'scalar':
-        return {'gamma': float(0.5 + rng.random()), 'beta': float(0.5 * rng.normal())}
-    return {'gamma': 1.0, 'beta': 0.0}
-
-
-def random_program(rng, vocab, block, d_model, layers, norms='default', scale=1.0):
-    """A random program; ``layers`` holds ``(n_heads, d_head, d_value, d_ff)`` per layer."""
-    p = base_params(vocab, block, d_model)
-    for key in ('tok_emb', 'pos_emb', 'out_emb'):
-        p[key] = scale * rng.normal(size=p[key].shape)
-    for n_heads, d_head, d_value, d_ff in layers:
-        layer = base_layer(n_heads, d_model, d_ff, d_head)
-        for key in ('Q', 'K', 'V', 'P', 'M1', 'b1', 'M2', 'b2'):
-            shape = (n_heads, d_model, d_value) if key in ('V', 'P') else layer[key].shape
-            layer[key] = scale * rng.normal(size=shape)
-        layer['ln1'], layer['ln2'] = _norm(rng, d_model, norms), _norm(rng, d_model, norms)
-        p['layers'].append(layer)
-    p['lnf'] = _norm(rng, d_model, norms)
-    return p
-
-
-SHAPES = (   # (vocab, d_model, layer norms, layers as (n_heads, d_head, d_value, d_ff))
-    (7, 8, 'vector', ((2, 3, 3, 5), (2, 3, 3, 5))),
-    (5, 6, 'scalar', ((3, 2, 2, 0),) * 3),
-    (11, 12, 'default', ((1, 12, 12, 9),)),
-    (2, 4, 'vector', ((0, 1, 1, 6), (3, 1, 4, 3))),       # a layer without heads; d_v != d_head
-    (6, 5, 'vector', ()),                                  # no layers (Hello World's shape)
-)
-SCOPE = ('5 random programs drawn afresh (0 to 3 layers, up to 3 heads, a layer without heads, '
-         'd_value != d_head, d_ff = 0, vector and scalar layer norms)')
-
-
-def case_programs(seed, norms=None):
-    """The five programs of one check (``SHAPES``, block 24, weights from ``seed``); the seed
-    of a failed case is printed in its message."""
-    rng = np.random.default_rng(seed)
-    return [random_program(rng, vocab, 24, d, layers, norms or kind)
-            for vocab, d, kind, layers in SHAPES]
-
 
 def _fresh_cases(offset, norms=None, seed=None):
     """(name, params, rng) per program i of ``case_programs(seed)`` (a fresh seed by default):
@@ -115,32 +75,19 @@ def _decode_cases(params, rng):
     return cases
 
 
-def first_token_copier(vocab, block):
-    """1 layer, 1 head, no MLP: every position attends to position 0, so the program emits
-    the prompt's first token forever; a cache that drops position 0 emits something else."""
-    d_model = 2 * vocab + 2
-    p = base_params(vocab, block, d_model)
-    p['tok_emb'][:, :vocab] = np.eye(vocab)
-    p['tok_emb'][:, vocab] = 1.0                          # on at every position: the query
-    p['pos_emb'][0, vocab + 1] = 3.0                      # position 0's mark: the key
-    layer = base_layer(1, d_model, 0, vocab)
-    layer['Q'][0, vocab, 0] = layer['K'][0, vocab + 1, 0] = 6.0
-    layer['V'][0, :vocab, :vocab] = np.eye(vocab)         # the attended token, copied ...
-    layer['P'][0, vocab + 2:, :vocab] = 4.0 * np.eye(vocab)   # ... to the dimensions read out
-    p['layers'].append(layer)
-    p['out_emb'][:, vocab + 2:] = np.eye(vocab)
-    return p
-
-
 def _long_prompt_case(decode_fast, rng):
-    """A prompt longer than 32 tokens whose first token is never repeated, on the copier."""
-    vocab, block = int(rng.integers(3, 9)), 64
-    first, length = int(rng.integers(0, vocab)), int(rng.integers(33, 61))
-    prompt = [first] + rng.choice(np.delete(np.arange(vocab), first), length - 1).tolist()
-    on = (f'first_token_copier({vocab}, {block}) (it repeats the first token), prompt '
-          f'{prompt}, max_steps {block - length}')
-    _same_tokens(decode_fast, on, prompt, first_token_copier(vocab, block), (block - length, None),
-                 '; does your cache keep every position?', max_steps=block - length)
+    """A prompt of 40 to 60 tokens on the copier of a position from 1 to 32 or more before its
+    end (round 13: a cache that kept position 0 and the last 31 passed the copier of 0)."""
+    vocab, block, length = int(rng.integers(3, 9)), 64, int(rng.integers(40, 61))
+    position, token = int(rng.integers(1, length - 32)), int(rng.integers(0, vocab))
+    prompt = rng.choice(np.delete(np.arange(vocab), token), length)   # the token once only
+    prompt[position] = token
+    prompt = prompt.tolist()
+    on = (f'token_copier({vocab}, {block}, {position}) (it repeats the token at position '
+          f'{position}), prompt {prompt}, max_steps {block - length}')
+    _same_tokens(decode_fast, on, prompt, token_copier(vocab, block, position),
+                 (block - length, None), '; does your cache keep every position?',
+                 max_steps=block - length)
 
 
 def _work_run(decode_fast, rng):
@@ -206,8 +153,8 @@ def check_1_3(decode_fast):
                       f'{WORK_RATIO:g}x the work of a cache. Keep what earlier positions '
                       f'computed instead of recomputing it')
     return Passed(f'the naive loop\'s tokens on {cases} cases over {SCOPE}, incl. full blocks, '
-                  f'0 steps and an early eos, and on a prompt of 33 to 60 tokens whose first '
-                  f'token is read at every step; a run of 500 to 600 steps on a fresh program with '
+                  f'0 steps and an early eos, and on a prompt of 40 to 60 tokens whose token at a '
+                  f'position drawn 32 or more before its end is read at every step; a run of 500 to 600 steps on a fresh program with '
                   f'd_model 128 took at most {WORK_RATIO:g}x the CPU time of the package\'s own '
                   f'cache; no call to the package\'s decoders or forward pass')
 
@@ -275,35 +222,8 @@ def _greedy_cases(seed):
     return cases
 
 
-def sampling_program():
-    """1 layer, vocabulary 4, block 10: a next-token law that depends on the whole context
-    (chosen among seeded programs so that the laws are spread: at T = 0.5 the likeliest
-    token has about 0.7 on average, and they differ between temperatures)."""
-    return random_program(np.random.default_rng(29), 4, 10, 8, ((2, 4, 4, 8),), 'vector',
-                          scale=0.4)
-
-
-def fresh_sampling_program(seed):
-    """A program of ``sampling_program``'s family drawn from ``seed``, with its prompt and
-    steps: ``(params, prompt, steps)``.  Never the shown shape: vocabulary 3, 5, 6 or 7,
-    block 11 to 15, a prompt of 1 to 3 tokens and as many steps as fill the block (8 to 14),
-    d_model 6 to 10; its laws at T = 2 are spread along the greedy path from the prompt (the
-    likeliest token has under 0.7 at every step), so greedy decoding is far from them."""
-    rng = np.random.default_rng(seed)
-    while True:
-        vocab, block, d_model = (int(rng.choice(FRESH_VOCABS)), int(rng.integers(11, 16)),
-                                 int(rng.integers(6, 11)))
-        prompt = rng.integers(0, vocab, size=int(rng.integers(1, 4))).tolist()
-        params = random_program(rng, vocab, block, d_model, ((2, 4, 4, 8),), 'vector', scale=0.4)
-        path = decode(prompt, params, max_steps=block - len(prompt), cache=False)
-        laws = softmax(transformer(path[:-1], **params)[len(prompt) - 1:] / 2.0)
-        if laws.max() < 0.7:
-            return params, prompt, block - len(prompt)
-
-
-FRESH_VOCABS = (3, 5, 6, 7)                 # never the shown program's 4
 REPLAYED = 3                                # runs of each law drawn again with the same seed
-SAMPLING = dict(prompt=(2, 0), steps=8, runs=300, temperatures=(0.5, 1.0, 2.0))
+SAMPLING = dict(prompt=(2, 0), steps=8, runs=300, temperatures=(0.5, 1.0))
 REFUSE_1_6 = {**EXTRAS_OFF,
               'taotp.decoding.decode': 'which already samples (decode(..., temperature=T, '
                                        'rng=rng)): draw each token yourself from softmax(logits '
@@ -329,10 +249,9 @@ def check_1_6(sample_decode):
     seed, rng = tk.fresh_seed(), tk.fresh_rng()
     # temperatures drawn afresh: near 0 (greedy), one from 0.05 to 0.3 beside the named
     # T = 0.5 (round 7: no T between 1e-3 and 0.5 was tried), one from 0.7 to 1.4 in place of
-    # the named T = 1, and one from 2 to 3 for the fresh program
+    # the named T = 1 (and the fresh programs' own, from 0.002 to 0.06 and 2 to 3)
     cold = float(f'{10 ** rng.uniform(-5, -3):.2g}')
-    low, mid, warm = (round(float(rng.uniform(*span)), 2)
-                      for span in ((0.05, 0.3), (0.7, 1.4), (2, 3)))
+    low, mid = (round(float(rng.uniform(*span)), 2) for span in ((0.05, 0.3), (0.7, 1.4)))
     for name, p, prompt in _greedy_cases(seed):                # 1) T -> 0 is greedy
         on = f'{name}, prompt {prompt.tolist()} at temperature {cold:g}'
         got = _sampled(sample_decode, prompt.tolist(), p, 6, cold, 0, on)
@@ -343,14 +262,14 @@ def check_1_6(sample_decode):
     params, prompt, steps = sampling_program(), list(SAMPLING['prompt']), SAMPLING['steps']
     _sampled(sample_decode, prompt, params, 0, 1.0, 0)
     n, temps = SAMPLING['runs'], [low] + [mid if t == 1.0 else t for t in SAMPLING['temperatures']]
-    # the notebook's program at each temperature, then one drawn afresh at T = warm (a
+    # the notebook's program at each temperature, then one drawn afresh at its own T (a
     # sampler right only on the program, prompt, length or temperatures it was shown is
     # wrong there)
     program_seed = tk.fresh_seed()
-    fresh, fresh_prompt, fresh_steps = fresh_sampling_program(program_seed)
     cases = [('taotp.exercises.ch01.sampling_program()', params, prompt, steps, t)
-             for t in temps] + [(f'taotp.exercises.ch01.fresh_sampling_program({program_seed})',
-                                 fresh, fresh_prompt, fresh_steps, warm)]
+             for t in temps] + [
+        (f'taotp.exercises.ch01.fresh_sampling_program({program_seed}{cold})',
+         *fresh_sampling_program(program_seed, bool(cold))) for cold in ('', ', cold=True')]
     # 3) the law of every step; 4) calibration and the score of T (``draws.martingales``)
     tests = tests_for(len(cases), 14, max(FRESH_VOCABS))       # the most a fresh one has
     per_step, sums = hoeffding_margin(n, tests), []
@@ -414,9 +333,10 @@ def check_1_6(sample_decode):
                       f'({int(count[b]):,} chances; a right sampler stays within '
                       f'{margin[b] / count[b]:.3f}): draw every step from the whole law')
     return Passed(f'greedy at a fresh T from 1e-5 to 1e-3 on {len(SHAPES)} fresh programs, '
-                  f'and at T = 0.5, 2 and fresh Ts from 0.05 to 0.3 and 0.7 to 1.4 on the '
-                  f'notebook\'s program and at a fresh T from 2 to 3 on one drawn afresh (its '
-                  f'vocabulary, prompt and length new too), runs are reproducible with their '
+                  f'and at T = 0.5 and fresh Ts from 0.05 to 0.3 and 0.7 to 1.4 on the '
+                  f'notebook\'s program and on two drawn afresh (their vocabulary, prompt and '
+                  f'length new too: one at T from 2 to 3, one with 12 or 16 tokens and its '
+                  f'logits scaled so that T is 0.002 to 0.06), runs are reproducible with their '
                   f'seeded rng, and every step of {n} runs follows softmax(logits / T) of its own '
                   f'prefix (token frequencies per step within {per_step:.3f}, over all steps '
                   f'within {hoeffding_margin(n * SAMPLING["steps"], tests):.3f} on the '
@@ -428,7 +348,7 @@ def check_1_6(sample_decode):
 
 # ----------------------------------------------------------------------------- 1.7
 
-BLOCKS_1_7 = (8, 5, 1, 13, 3)
+BLOCKS_1_7 = (8, 5, 1, 24, 3)       # round 13: a window capped at 16 passed 13 at the most
 REFUSE_1_7 = {**EXTRAS_OFF,
               'taotp.decoding.decode': 'which already slides the window (decode(..., '
                                        'window=True)): feed the last block_size tokens to '
@@ -453,9 +373,15 @@ def check_1_7(decode_window):
                          f'tokens (the prompt and then {steps} new tokens are due)',
                          max_steps=steps, window=True)
             checked += 1
+    # the oldest token of the window, read at every step (round 13: a window capped at 16)
+    prompt = rng.integers(0, 8, size=int(rng.integers(64, 73))).tolist()
+    _same_tokens(decode_window, f'token_copier(8, 64) (it repeats the oldest token of its '
+                 f'window), prompt {prompt}, 100 steps', prompt, token_copier(8, 64),
+                 (100,), ' over the last 64 tokens', max_steps=100, window=True)
     return Passed(f'{checked} prompts (1 token, a full block, longer than the block, 0 steps) at '
-                  f'block sizes 1, 3, 5, 8 and 13 over {SCOPE}; every token is the argmax over the '
-                  f'last block_size tokens, up to 120 steps')
+                  f'block sizes 1, 3, 5, 8 and 24 over {SCOPE}, and a prompt of 64 to 72 tokens at '
+                  f'block size 64 for a program that reads the oldest token of its window; every '
+                  f'token is the argmax over the last block_size tokens, up to 120 steps')
 
 
 # ----------------------------------------------------------------------------- 1.8

@@ -1,0 +1,107 @@
+"""The programs Chapter 1's checkers run: random programs of every shape the chapter's
+puzzles must handle (``case_programs``), a program that copies one position's token
+(``token_copier``), and the sampling programs of 1.6.  Named in the exercise notebook as
+``taotp.exercises.ch01.<name>``."""
+import numpy as np
+
+from ..decoding import decode, transformer
+from ..model import softmax
+from ..params import base_layer, base_params
+
+
+def _norm(rng, d, kind):
+    if kind == 'vector':
+        return {'gamma': 0.5 + rng.random(d), 'beta': 0.5 * rng.normal(size=d)}
+    if kind == 'scalar':
+        return {'gamma': float(0.5 + rng.random()), 'beta': float(0.5 * rng.normal())}
+    return {'gamma': 1.0, 'beta': 0.0}
+
+
+def random_program(rng, vocab, block, d_model, layers, norms='default', scale=1.0):
+    """A random program; ``layers`` holds ``(n_heads, d_head, d_value, d_ff)`` per layer."""
+    p = base_params(vocab, block, d_model)
+    for key in ('tok_emb', 'pos_emb', 'out_emb'):
+        p[key] = scale * rng.normal(size=p[key].shape)
+    for n_heads, d_head, d_value, d_ff in layers:
+        layer = base_layer(n_heads, d_model, d_ff, d_head)
+        for key in ('Q', 'K', 'V', 'P', 'M1', 'b1', 'M2', 'b2'):
+            shape = (n_heads, d_model, d_value) if key in ('V', 'P') else layer[key].shape
+            layer[key] = scale * rng.normal(size=shape)
+        layer['ln1'], layer['ln2'] = _norm(rng, d_model, norms), _norm(rng, d_model, norms)
+        p['layers'].append(layer)
+    p['lnf'] = _norm(rng, d_model, norms)
+    return p
+
+
+SHAPES = (   # (vocab, d_model, layer norms, layers as (n_heads, d_head, d_value, d_ff))
+    (7, 8, 'vector', ((2, 3, 3, 5), (2, 3, 3, 5))),
+    (5, 6, 'scalar', ((3, 2, 2, 0),) * 3),
+    (11, 12, 'default', ((1, 12, 12, 9),)),
+    (2, 4, 'vector', ((0, 1, 1, 6), (3, 1, 4, 3))),       # a layer without heads; d_v != d_head
+    (6, 5, 'vector', ()),                                  # no layers (Hello World's shape)
+)
+SCOPE = ('5 random programs drawn afresh (0 to 3 layers, up to 3 heads, a layer without heads, '
+         'd_value != d_head, d_ff = 0, vector and scalar layer norms)')
+
+
+def case_programs(seed, norms=None):
+    """The five programs of one check (``SHAPES``, block 24, weights from ``seed``); the seed
+    of a failed case is printed in its message."""
+    rng = np.random.default_rng(seed)
+    return [random_program(rng, vocab, 24, d, layers, norms or kind)
+            for vocab, d, kind, layers in SHAPES]
+
+
+def token_copier(vocab, block, position=0):
+    """1 layer, 1 head, no MLP: every position attends to ``position`` (once it is in view),
+    so the program emits the token there forever; a cache that drops that position emits
+    something else.  In a sliding window, ``position`` 0 is the window's oldest token."""
+    d_model = 2 * vocab + 2
+    p = base_params(vocab, block, d_model)
+    p['tok_emb'][:, :vocab] = np.eye(vocab)
+    p['tok_emb'][:, vocab] = 1.0                          # on at every position: the query
+    p['pos_emb'][position, vocab + 1] = 3.0               # the position's mark: the key
+    layer = base_layer(1, d_model, 0, vocab)
+    layer['Q'][0, vocab, 0] = layer['K'][0, vocab + 1, 0] = 6.0
+    layer['V'][0, :vocab, :vocab] = np.eye(vocab)         # the attended token, copied ...
+    layer['P'][0, vocab + 2:, :vocab] = 4.0 * np.eye(vocab)   # ... to the dimensions read out
+    p['layers'].append(layer)
+    p['out_emb'][:, vocab + 2:] = np.eye(vocab)
+    return p
+
+
+FRESH_VOCABS = (3, 5, 6, 7, 9, 12, 16)      # never the shown program's 4
+
+
+def sampling_program():
+    """1 layer, vocabulary 4, block 10: a next-token law that depends on the whole context
+    (chosen among seeded programs so that the laws are spread: at T = 0.5 the likeliest
+    token has about 0.7 on average, and they differ between temperatures)."""
+    return random_program(np.random.default_rng(29), 4, 10, 8, ((2, 4, 4, 8),), 'vector',
+                          scale=0.4)
+
+
+def fresh_sampling_program(seed, cold=False):
+    """A program of ``sampling_program``'s family drawn from ``seed``, with its prompt, steps
+    and temperature: ``(params, prompt, steps, T)``.  Never the shown shape: block 11 to 15, a
+    prompt of 1 to 3 tokens and as many steps as fill the block (8 to 14), d_model 6 to 10;
+    its laws at T = 2 are spread along the greedy path from the prompt (the likeliest token
+    has under 0.7 at every step), so greedy decoding is far from them.  Vocabulary 3 to 9
+    (not 4) and T from 2 to 3, or with ``cold`` vocabulary 12 or 16 and the logits scaled by
+    c from 1e-3 to 0.02, with T c times 2 to 3 (round 13: a sampler greedy below T = 0.05
+    and one that kept the 8 likeliest tokens passed)."""
+    rng = np.random.default_rng(seed)
+    while True:
+        vocab, block, d_model = (int(rng.choice(FRESH_VOCABS[-2:] if cold else
+                                                FRESH_VOCABS[:-2])),
+                                 int(rng.integers(11, 16)), int(rng.integers(6, 11)))
+        prompt = rng.integers(0, vocab, size=int(rng.integers(1, 4))).tolist()
+        params = random_program(rng, vocab, block, d_model, ((2, 4, 4, 8),), 'vector', scale=0.4)
+        path = decode(prompt, params, max_steps=block - len(prompt), cache=False)
+        laws = softmax(transformer(path[:-1], **params)[len(prompt) - 1:] / 2.0)
+        if laws.max() < 0.7:
+            scale = 10 ** rng.uniform(-3, np.log10(0.02)) if cold else 1.0
+            params['out_emb'] = params['out_emb'] * scale
+            return (params, prompt, block - len(prompt),
+                    float(f'{scale * rng.uniform(2, 3):.3g}'))
+
