@@ -61,7 +61,7 @@ from taotp.exercises import check, progress
 # The checker tries the 9 pairs `(x0, a0)` below and 40 more drawn afresh on every check, with
 # $|x_0|$ and $|a_0|$ from $10^{-3}$ to $10^4$ and both signs; a NOT YET about one of those prints a
 # seed, and `taotp.exercises.ch06.spike_cases(seed)` lists them. "Equals" means to within
-# rounding: $10^{-12} |a_0|$ plus 16 units in the last place of what your units add up at
+# rounding: $10^{-12} |a_0|$ plus 4 units in the last place of what your units add up at
 # $x$, $|b_2| + \sum_i |M_{2,i}| (|x M_{1,i}| + |b_{1,i}|)$ over the units active there, and
 # never more than $10^{-9} |a_0| \max(1, |x_0|, |x|)$ (so a tail that grows with $x$ is seen,
 # however gently it grows). It wants your own units: the

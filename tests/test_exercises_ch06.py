@@ -6,7 +6,7 @@ worker, judged in the judge), exactly as a reader's ``check`` does.
 | id | what is checked (solved means) | cases: visible / hidden |
 |---|---|---|
 | 6.1, 6.9, 6.12, 6.18 | no checker (proofs and an experiment; worked answers in the solutions notebook) | - |
-| 6.2 | `spike(x0, a0)` -> 3 hidden units, f(x0) = a0 and f = 0 for abs(x - x0) >= 1 (grid, every kink, beyond the last kink, +-1e6), to 1e-12 abs(a0) plus 16 ulps of the terms the answer's active units add at x, at most 1e-9 abs(a0) max(1, abs(x0), abs(x)) (round 10: a tolerance that grew with x0 alone let an offset of 1e-9 x0 pass; round 12: one that grew with x let a tail of slope 3e-10 a0 pass) | 9 shown / 40 from a fresh seed (`ch06.spike_cases(seed)`) |
+| 6.2 | `spike(x0, a0)` -> 3 hidden units, f(x0) = a0 and f = 0 for abs(x - x0) >= 1 (grid, every kink, beyond the last kink, +-1e6), to 1e-12 abs(a0) plus 4 ulps of the terms the answer's active units add at x (honest spikes of widths 1 to 1e-6 stay under 0.9 ulp; round 13 hid a tail of slope 2.5e-10 a0 under 16 ulps of a spike 2e-5 wide), at most 1e-9 abs(a0) max(1, abs(x0), abs(x)) (round 10: a tolerance that grew with x0 alone let an offset of 1e-9 x0 pass; round 12: one that grew with x let a tail of slope 3e-10 a0 pass) | 9 shown / 40 from a fresh seed (`ch06.spike_cases(seed)`) |
 | 6.3 | `build_MLP(xs, ys)` -> at most 3n hidden units, exact (1e-6 of the largest output) | 0 / 13 sets from a fresh seed (`ch06.mlp_sets(seed)`) |
 | 6.4 | 2 hidden units; f(0) = 1 and f <= 0 for abs(x) >= 1 | the whole line (f is piecewise linear) |
 | 6.5 | `count_for_base(b)` equals count_params of Fig. 6.2's construction, built in the judge | b = 2..100 / 3 bases, fresh, up to 10^4, 10^8 and 10^12 (round 12: a formula right only below 10^6 passed) |
@@ -136,11 +136,19 @@ def test_6_2_a_tail_hidden_under_a_tolerance_that_grew_with_x_fails():
 
 
 def test_6_2_huge_weights_do_not_make_any_value_rounding():
-    """f = 0 everywhere, from two active units so large that 16 ulps of their terms exceed
+    """f = 0 everywhere, from two active units so large that 4 ulps of their terms exceed
     a0 (without the cap this passed every case)."""
     fails('6.2', lambda x0, a0: (np.full((1, 3), 1e30), np.array([1e30, 1e30, -1.0]),
                                  np.array([[1.0], [-1.0], [0.0]]), np.zeros(1)),
           'f(x0) should be a0')
+
+
+def test_6_2_a_tail_beside_a_narrow_spike_fails():
+    """Round 13: a spike 2e-5 wide with a tail of slope 2.5e-10 a0 fit 16 ulps of its terms."""
+    def narrow_tail(x0, a0):
+        M1, b1, M2, b2 = spike(x0, a0, width=2e-5)
+        return M1, b1, M2 * np.array([[1.0], [1.0], [1.0 - 2.5e-10 * 2e-5]]), b2
+    fails('6.2', narrow_tail, 'f should be 0 where |x - x0| >= 1')
 
 
 def test_6_2_narrow_and_rescaled_spikes_pass():

@@ -66,7 +66,7 @@ def _outside(weights, x0, size=lambda vals, xs: np.abs(vals)):
 
 
 def _rounding(weights, x0, a0, xs):
-    """What rounding can leave of f at ``xs``: 1e-12 |a0| plus 16 ulps of the terms f adds
+    """What rounding can leave of f at ``xs``: 1e-12 |a0| plus 4 ulps of the terms f adds
     there, |M2_i| (|x M1_i| + |b1_i|) over its active units and |b2| (round 12: a tolerance
     1e-9 |a0| max(1, |x0|, |x|) hid a tail of slope 3e-10 a0), but never more than that old
     tolerance (so huge weights cannot make any value "rounding"; a dead unit adds nothing)."""
@@ -77,7 +77,7 @@ def _rounding(weights, x0, a0, xs):
         active = xs * m1 + b1 >= -4 * np.finfo(float).eps * size
         terms = np.where(active, size, 0.0) @ np.abs(M2[:, 0]) + np.abs(b2[0])
         cap = 1e-9 * abs(a0) * np.maximum(1.0, np.maximum(abs(x0), np.abs(xs[:, 0])))
-        return 1e-12 * abs(a0) + np.minimum(16 * np.finfo(float).eps * terms, cap)
+        return 1e-12 * abs(a0) + np.minimum(4 * np.finfo(float).eps * terms, cap)
 
 
 SPIKES_SHOWN = [(0.0, 1.0), (2.5, -3.0), (-7.0, 0.25), (1e3, 42.0), (0.3, 0.0),
