@@ -69,7 +69,7 @@ from taotp.exercises import check, progress
 # `0 <= j + delta < q`, for any table length `q`. It must work for negative `delta` and for
 # every even `d`. The checker tries 40 fixed pairs (delta, d), with d = 2 and sizes that are not
 # powers of two, tables of up to 1000 positions and shifts of several hundred, then 14 pairs
-# drawn afresh on every check (d up to 160), 4 of them on tables of 1001 to 4000 positions
+# drawn afresh on every check (d up to 512), 4 of them on tables of 1001 to 4000 positions
 # (shifts of 1000 and more included). Build `T` yourself from the formula of the
 # encoding: `taotp.encodings.shift_by_delta` is switched off while your function is checked.
 
@@ -142,7 +142,8 @@ check('7.7', window_matrix)
 # 0.1 % of the true value (relative). The function is checked at $q = d = 256$ and at 35 sizes
 # drawn afresh on every check: small `d` (where far positions still matter), $q = 1$, $q$ up to
 # 400, 24 from 401 to $10^9$ (three in each of eight bands of equal ratio, so every scale is
-# tried), and $q$ beyond $10^9$, far more rows than any table could hold.
+# tried, one of each three with $d$ up to 2048), and $q$ beyond $10^9$, far more rows than any
+# table could hold.
 
 # %%
 answer_7_8 = None  # a number, or a function of (q, d)

@@ -33,12 +33,13 @@ LONG_7_3 = 4        # drawn tables longer than any fixed one (round 12: a T fitt
 
 def shift_cases(seed):
     """The (delta, d, q) of one check of 7.3: 40 fixed cases, then 10 drawn from ``seed`` with
-    tables of 20 to 1000 rows and 4 with tables of 1001 to 4000 rows, two of them shifted by
-    1000 rows or more."""
+    tables of 20 to 1000 rows (two of them with d from 162 to 512) and 4 with tables of 1001
+    to 4000 rows, two of them shifted by 1000 rows or more."""
     rng = np.random.default_rng(seed)
     cases = list(_FIXED_SHIFTS)
     for number in range(DRAWN_7_3 + LONG_7_3):
-        d = 2 * int(rng.integers(1, 81))
+        # the first two d from 162 to 512 (round 13: the identity past d = 160 passed)
+        d = 2 * int(rng.integers(81, 257) if number < 2 else rng.integers(1, 81))
         q = int(rng.integers(20, 1001) if number < DRAWN_7_3 else rng.integers(1001, 4001))
         delta = int(rng.integers(-q + 1, q))
         if number >= DRAWN_7_3 and number % 2:          # a shift past 1000 rows
@@ -167,14 +168,17 @@ def sizes_7_8(seed):
     """The (q, d) of one check of 7.8: the statement's size, then sizes drawn from ``seed``: small
     d (where the far positions still count), q = 1, any size up to q = 400, three log-uniform
     sizes in each of 8 bands of equal ratio from 401 to 10^9 (wherever a piecewise answer
-    switches, some q lands near it), and q far beyond any table."""
+    switches, some q lands near it; one of them with d up to 2048), and q far beyond any
+    table."""
     rng = np.random.default_rng(seed)
     sizes = [(256, 256), (int(rng.integers(3, 61)), 4), (int(rng.integers(4, 121)), 6),
              (int(rng.integers(5, 201)), 8), (1, 2 * int(rng.integers(1, 129)))]
     sizes += [(int(rng.integers(1, 401)), 2 * int(rng.integers(1, 129))) for _ in range(5)]
     edges = np.linspace(np.log(401), np.log(10 ** 9), BANDS_7_8 + 1)
+    # in each band, one d up to 2048 (round 13: a constant past d = 256 passed)
     sizes += [(int(np.exp(rng.uniform(edges[band], edges[band + 1]))),
-               2 * int(rng.integers(1, 129))) for band in range(BANDS_7_8) for _ in range(3)]
+               2 * int(rng.integers(1, 1025 if k == 0 else 129)))
+              for band in range(BANDS_7_8) for k in range(3)]
     sizes += [(int(rng.integers(10 ** 9, 10 ** 13)), 2 * int(rng.integers(2, 9))),
               (int(rng.integers(10 ** 9, 10 ** 13)), 2 * int(rng.integers(1, 129)))]
     return sizes
