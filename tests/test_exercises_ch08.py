@@ -7,7 +7,7 @@ worker, judged in the judge.
 |---|---|---|
 | 8.1, 8.2 | no checker (open-ended; worked answers in the solutions notebook) | - |
 | 8.3 | a letter of `CHOICES_8_3` or a function tokens -> next token that agrees with the Fig. 8.3 program at full precision on 776 prompts: every prompt of 1-2 tokens; of 3-8: repeated tokens, runs, the smallest token at every place, the vocabulary's ends, and 300 random ones drawn afresh; messages never say what the program outputs | every wrong letter; predicting the printed one-decimal weights; the minimum of all but the first token (caught by the adversarial prompts); True for token 1; half tokens, text, NaN. a function that runs the listing (printed, or the 2-decimal one: passed in round 7), refused since: the package's forward pass, its pieces and the loop reference are off in the worker. Not preventable: guessing among 6 letters |
-| 8.4 | a loader `my_compile(text) -> params`: both printed listings, a dumped random program and 17 compact forms (12 random, drawn afresh: field order, ints and floats, width-0 MLPs) equal their full forms bit for bit; 11 malformed texts and 7 drawn afresh (`ch08.malformed_programs`: a random program broken one way each, kept only if the package's loader refuses it) raise with a message; 7 texts holding code are refused and never run (two end the process that runs them: round 12, a loader that evaluated the text and turned whatever happened into a ValueError passed; one loops forever in C over an iterator found from `object`, holding the GIL: round 13, a loader that also replaced os._exit passed); the package's loader (`ch08.LOADER_PARTS`) is switched off where the loader runs | `taotp.load_program` itself, `compile_TAOTP`, a wrapper, the parser alone, `build(parse(text))` bound before the check; `eval` without builtins; a loader ignoring unknown layer keys or a `block_size` that contradicts `pos_emb`; nested lists instead of arrays; the book's Fig. 8.1 loader; a loader missing each default; one that returns garbage, changes a value, raises with no message, exits (also as a SystemExit named ValueError: round 12, the worker now names a non-Exception by its builtin class) or loops on malformed texts, runs the injected call, evaluates every text behind a ValueError (with or without builtins, with os._exit replaced) |
+| 8.4 | a loader `my_compile(text) -> params`: both printed listings, a dumped random program and 17 compact forms (12 random, drawn afresh: field order, ints and floats, width-0 MLPs) equal their full forms bit for bit; 11 malformed texts and 7 drawn afresh (`ch08.malformed_programs`: a random program broken one way each, kept only if the package's loader refuses it) raise with a message; 11 texts holding code are refused and never run (4 of them drawn afresh from 15 kinds of code hidden in block_size or tok_emb: round 14, a loader that evaluated every text without '*', ' if ', '__' or 'exec(' passed; two end the process that runs them: round 12, a loader that evaluated the text and turned whatever happened into a ValueError passed; one loops forever in C over an iterator found from `object`, holding the GIL: round 13, a loader that also replaced os._exit passed); the package's loader (`ch08.LOADER_PARTS`) is switched off where the loader runs | `taotp.load_program` itself, `compile_TAOTP`, a wrapper, the parser alone, `build(parse(text))` bound before the check; `eval` without builtins; a loader ignoring unknown layer keys or a `block_size` that contradicts `pos_emb`; nested lists instead of arrays; the book's Fig. 8.1 loader; a loader missing each default; one that returns garbage, changes a value, raises with no message, exits (also as a SystemExit named ValueError: round 12, the worker now names a non-Exception by its builtin class) or loops on malformed texts, runs the injected call, evaluates every text behind a ValueError (with or without builtins, with os._exit replaced) |
 
 Red team (issue 17): attacks by class, and why they fail now.
 
@@ -212,6 +212,15 @@ def _eval_with_exit_replaced(reference):
     return loader
 
 
+def _evaluates_what_a_word_filter_lets_through(reference):
+    """Round 14: texts with '*', ' if ', '__' or 'exec(' refused, the rest evaluated."""
+    def loader(text):
+        if any(word in text for word in ('*', ' if ', '__', 'exec(')):
+            raise ValueError('this text holds code')
+        return reference(repr(eval(text, {'__builtins__': {}}, {})))
+    return loader
+
+
 def _exits_under_another_name(reference):
     """Round 12: a SystemExit subclass named ValueError (the worker sent only the name)."""
     ValueError = type('ValueError', (SystemExit,), {})      # noqa: N806
@@ -372,6 +381,8 @@ def _finite_arrays_only(ref):
     (_exits_under_another_name, ['your loader raised ValueError (a SystemExit): ']),
     (_eval_behind_a_value_error, ['on a text holding a call of os._exit your loader ended the '
                                   'process running it: it ran the code in']),
+    (_evaluates_what_a_word_filter_lets_through, ['ch08.code_programs(', 'your loader returned a '
+                                                  'value instead of raising an error']),
     (_eval_with_exit_replaced, ['on a text holding a set of an endless iterator your loader '
                                 'did not return: it ran the code in']),
     (lambda ref: _eval_behind_a_value_error(ref, {'__builtins__': {}}),
@@ -384,7 +395,7 @@ def _finite_arrays_only(ref):
                 'your program differs from the full form at']),
 ], ids=['finite-arrays-only', 'fixed-texts-only', 'book', 'no-ln', 'no-block-size', 'no-layers', 'unknown-key', 'eval-payload',
         'restricted-eval', 'lax-layers', 'ignores-block-size', 'nested-lists', 'exits',
-        'exits-as-value-error', 'eval-behind-value-error', 'eval-with-exit-replaced',
+        'exits-as-value-error', 'eval-behind-value-error', 'word-filter', 'eval-with-exit-replaced',
         'eval-without-builtins-behind-value-error',
         'silent',
         'off-by-a-bit', 'rounded'])

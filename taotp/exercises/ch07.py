@@ -76,7 +76,7 @@ def check_7_3(shift_matrix):
                   f'{len(_FIXED_SHIFTS)} fixed (d from {min(dims)} to {max(dims)}, powers of two '
                   f'and others, delta from {min(deltas)} to {max(deltas)}, zero included, tables '
                   f'of up to 1000 positions) and {DRAWN_7_3 + LONG_7_3} drawn for this check (d '
-                  f'up to 160, {LONG_7_3} on tables of 1001 to 4000 positions, shifts of 1000 '
+                  f'up to 512, {LONG_7_3} on tables of 1001 to 4000 positions, shifts of 1000 '
                   f'and more included); taotp.encodings.shift_by_delta was switched off')
 
 
@@ -225,7 +225,7 @@ def check_7_8(answer):
             raise toolkit.wrong(on, got, f'not within {REL_7_8:.1%} of Definition 7.6; '
                                          f'{_HINT_7_8}', (q, d))
     return Passed(f'your formula matches Definition 7.6 (to {REL_7_8:.1%}) at q = d = 256 and '
-                  f'{len(sizes) - 1} sizes drawn for this check: d from 2 to 256 (small d, where '
+                  f'{len(sizes) - 1} sizes drawn for this check: d from 2 to 2048 (small d, where '
                   f'the far positions still count, included), q from 1 to beyond 10^9 (too many '
                   f'rows for any table), {3 * BANDS_7_8} of them spread over every scale from '
                   f'401 to 10^9')

@@ -169,6 +169,32 @@ _EXPRESSIONS = (
     ('a conditional expression', '{"tok_emb": [[1.0, -1.0]], "block_size": 2 if 1 else 3}'),
 )
 
+# kinds of code a number can hide in, each giving back the int v it is built from (round 14:
+# a loader that refused texts with '*', ' if ', '__' or 'exec(' and evaluated the rest passed)
+CODE_KINDS = (
+    ('a difference', '{} - 0'), ('a sum', '0 + {}'), ('a product', '{} * 1'),
+    ('a floor division', '{} // 1'), ('a remainder', '{} % 1000'), ('a power', '{} ** 1'),
+    ('a subscript', '[{}, 0][0]'), ('a conditional', '{} if 1 else 0'),
+    ('a boolean operation', '0 or {}'), ('a call', 'abs({})'), ('a lambda', '(lambda: {})()'),
+    ('an attribute', '({}).real'), ('a comprehension', '[{} for _ in [0]][0]'),
+    ('a comparison', '{} * (0 < 1)'), ('a bit operation', '{} | 0'))
+CODE_DRAWN = 4
+
+
+def code_programs(seed):
+    """The ``CODE_DRAWN`` texts holding code of one 8.4 check, ``(what, text)``: a kind each,
+    in block_size or in an entry of tok_emb; evaluated, each gives a valid program."""
+    rng = np.random.default_rng(seed)
+    out = []
+    for k in rng.choice(len(CODE_KINDS), size=CODE_DRAWN, replace=False):
+        kind, form = CODE_KINDS[k]
+        code, v = form.format(int(rng.integers(2, 10))), int(rng.integers(-3, 4))
+        out.append((f'{kind} in block_size', f'{{"tok_emb": [[1.0, {v}]], "block_size": {code}}}')
+                   if rng.random() < 0.5 else
+                   (f'{kind} in tok_emb', f'{{"tok_emb": [[{code}, {v}]], "block_size": 2}}'))
+    return out
+
+
 # a text whose code, once run, raises an error that carries PAYLOAD_MARK
 PAYLOAD_MARK = 'taotp-8.4: code from the program text ran'
 _PAYLOAD = ('{"tok_emb": [[1.0, -1.0]], "block_size": '
@@ -450,7 +476,9 @@ def check_8_4(my_compile):
                                   f'({text[:200]})', want)
     for what, text in _MALFORMED + tuple(malformed_programs(seed)):
         _must_refuse(my_compile, text, what, 'the text is malformed')
-    for what, text in _EXPRESSIONS + (('a function call', _PAYLOAD),) + _TRIPWIRES:
+    drawn = tuple((f'{what} (ch08.code_programs({seed})[{i}])', text)
+                  for i, (what, text) in enumerate(code_programs(seed)))
+    for what, text in _EXPRESSIONS + drawn + (('a function call', _PAYLOAD),) + _TRIPWIRES:
         _must_refuse(my_compile, text, f'a text holding {what}',
                      'it evaluated code; parse the text, never eval it')
     return Passed(f'reads both printed listings and a dumped random program exactly; '
@@ -458,7 +486,8 @@ def check_8_4(my_compile):
                   f'random, drawn for this check: any field order, ints and floats, MLPs of '
                   f'width 0) equal their full forms; raises with a message on {len(_MALFORMED)} '
                   f'malformed texts and {MALFORMED_DRAWN} drawn for this check; refuses '
-                  f'{len(_EXPRESSIONS) + 1 + len(_TRIPWIRES)} texts holding code and never '
+                  f'{len(_EXPRESSIONS) + 1 + len(_TRIPWIRES) + CODE_DRAWN} texts holding code '
+                  f'({CODE_DRAWN} drawn for this check, of {len(CODE_KINDS)} kinds) and never '
                   f'runs them; the package\'s own loader was switched off')
 
 
