@@ -179,31 +179,19 @@ def _restricted_eval(reference):
     return lambda text: reference(repr(eval(text, {'__builtins__': {}}, {})))
 
 
-def _eval_behind_a_value_error(reference, scope=None):
+def _eval_behind_a_value_error(reference, scope=None, exit_replaced=False):
     """Round 12: a text the loader refuses is evaluated, and whatever happens then turns
-    into a plain ValueError."""
-    def loader(text):
-        try:
-            return reference(text)
-        except ValueError:
-            try:
-                eval(text, *([scope, {}] if scope is not None else []))
-            except BaseException:       # noqa: B036 (the cheat hides everything)
-                pass
-            raise ValueError('this is not a program') from None
-    return loader
-
-
-def _eval_with_exit_replaced(reference):
-    """Round 13: as above, with os._exit replaced while the text is evaluated."""
+    into a plain ValueError; round 13: os._exit replaced while it is evaluated."""
     def loader(text):
         import os
         try:
             return reference(text)
         except ValueError:
-            saved, os._exit = os._exit, lambda *a: None
+            saved = os._exit
+            if exit_replaced:
+                os._exit = lambda *a: None
             try:
-                eval(text, {})
+                eval(text, *([scope, {}] if scope is not None else []))
             except BaseException:       # noqa: B036 (the cheat hides everything)
                 pass
             finally:
@@ -383,8 +371,9 @@ def _finite_arrays_only(ref):
                                   'process running it: it ran the code in']),
     (_evaluates_what_a_word_filter_lets_through, ['ch08.code_programs(', 'your loader returned a '
                                                   'value instead of raising an error']),
-    (_eval_with_exit_replaced, ['on a text holding a set of an endless iterator your loader '
-                                'did not return: it ran the code in']),
+    (lambda ref: _eval_behind_a_value_error(ref, {}, exit_replaced=True),
+     ['on a text holding a set of an endless iterator your loader did not return: it ran the '
+      'code in']),
     (lambda ref: _eval_behind_a_value_error(ref, {'__builtins__': {}}),
      ['on a text holding a call of os._exit reached without builtins your loader ended the '
       'process running it']),

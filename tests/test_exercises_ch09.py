@@ -309,7 +309,7 @@ def test_9_10_checks_every_kink_so_a_narrow_notch_fails():
                             for d in rng.integers(10, size=3)]     # anywhere an interval reaches
     for digit, at in places:          # the red team's: PRE_SUM 6.91, PRE_CARRY 3, NUM 3 gave 0s
         result = fails('9.10', _notched(int(digit), at), 'PRE_SUM', 'PRE_CARRY', 'NUM',
-                       'gave [0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0]', 'not right')
+                       f'gave {[0.0] * 10}', 'not right')
         s, p, n = result.counterexample                    # named: the bottom of the notch
         assert f'PRE_SUM {s!r}, PRE_CARRY {p:g}, NUM {n:g}' in result.message
         assert abs(s + (p - n) / 10 + 0.30 - at) < 1e-9, (digit, at, result.counterexample)
