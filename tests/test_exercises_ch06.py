@@ -7,7 +7,7 @@ worker, judged in the judge), exactly as a reader's ``check`` does.
 |---|---|---|
 | 6.1, 6.9, 6.12, 6.18 | no checker (proofs and an experiment; worked answers in the solutions notebook) | - |
 | 6.2 | `spike(x0, a0)` -> 3 hidden units, f(x0) = a0 and f = 0 for abs(x - x0) >= 1 (grid, every kink, beyond the last kink, +-1e6), to 1e-12 abs(a0) plus 4 ulps of the terms the answer's active units add at x (honest spikes of widths 1 to 1e-6 stay under 0.9 ulp; round 13 hid a tail of slope 2.5e-10 a0 under 16 ulps of a spike 2e-5 wide), at most 1e-9 abs(a0) max(1, abs(x0), abs(x)) (round 10: a tolerance that grew with x0 alone let an offset of 1e-9 x0 pass; round 12: one that grew with x let a tail of slope 3e-10 a0 pass) | 9 shown / 40 from a fresh seed (`ch06.spike_cases(seed)`) |
-| 6.3 | `build_MLP(xs, ys)` -> at most 3n hidden units, exact (1e-6 of the largest output) | 0 / 13 sets from a fresh seed (`ch06.mlp_sets(seed)`) |
+| 6.3 | `build_MLP(xs, ys)` -> at most 3n hidden units, exact (1e-6 of the largest output) | 0 / 13 sets from a fresh seed (`ch06.mlp_sets(seed)`; sizes drawn in bands up to 200 and 1 to 7 output dims: round 15, the fixed sizes let an answer wrong for n = 41 to 119 pass) |
 | 6.4 | 2 hidden units; f(0) = 1 and f <= 0 for abs(x) >= 1 | the whole line (f is piecewise linear) |
 | 6.5 | `count_for_base(b)` equals count_params of Fig. 6.2's construction, built in the judge | b = 2..100 / 3 bases, fresh, up to 10^4, 10^8 and 10^12 (round 12: a formula right only below 10^6 passed) |
 | 6.6, 6.7, 6.8 | attention output (1 - k, k, 0...); d_model <= 3; exact cleanup (1e-6 of the smallest digit gap) | all 100 pairs / - |
@@ -529,7 +529,9 @@ def test_class_1_hidden_messages_never_name_the_product():
 def test_class_1_hidden_messages_never_name_the_sum():
     result = fails('6.15', pair_keyed_on_old_pairs(), 'random pair: ')
     a, b = map(int, re.search(r'random pair: (\d+) \+ (\d+)', result.message).groups())
-    never_names(result, [(a + b) % 10], 'expected', 'of these')
+    shown = types.SimpleNamespace(   # the answer's own digits taken out: they may coincide
+        message=re.sub(r'your answer gave \[[^\]]*\]', '', result.message))
+    never_names(shown, [(a + b) % 10], 'expected', 'of these')
 
 
 def test_class_2_the_count_is_not_in_the_source():
@@ -676,11 +678,12 @@ def test_separation_ignores_keys_of_one_label_and_nan_is_no_gap():
     assert ch06._separation([0.0, np.nan, 1.0], [1, 2, 3])[0] == 0.0
 
 
-def test_the_random_tables_rebuild_from_their_seed():
+def test_the_random_tables_rebuild_from_their_seed_and_their_sizes_are_drawn():
     assert ch06.spike_cases(7) == ch06.spike_cases(7) != ch06.spike_cases(8)
     a, b = ch06.mlp_sets(7), ch06.mlp_sets(7)
     assert all(np.array_equal(x[0], y[0]) and np.array_equal(x[1], y[1]) for x, y in zip(a, b))
-    assert [s[2] for s in a] == [s[2] for s in ch06.mlp_sets(8)]
+    sizes = {len(s[0]) for seed in range(30) for s in ch06.mlp_sets(seed)[:8]}
+    assert [len(s[0]) for s in a[:3]] == [1, 1, 2] and len(sizes & set(range(41, 120))) > 5
 
 
 def test_the_6_13_and_6_10_references_have_their_head_structure():

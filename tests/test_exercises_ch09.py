@@ -11,7 +11,7 @@ the exercise notebook prints show an expected value.
 | 9.3 | `bilevel_ids` on 42 problems, offsets (1, 1) and random; `coupled_ids` and its engine `formats._CoupledIds` switched off | the response coupled with the same number; the engine of `coupled_ids` |
 | 9.4 | `multiplication_sequence` on 40 products | level 3 without the shift |
 | 9.5 | `keys(operands, index)` at every response position of 21 problems | the same level-2 ID instead of one smaller |
-| 9.6 | `cube(D, k)`: every code for D <= 6, 12 more up to D = 24 | the binary of k; NaN |
+| 9.6 | `cube(D, k)`: every code for D <= 6; for 4 widths up to D = 24 the ends, every one-bit and one-zero code and 8 random ones (round 15: 3 codes per width let a code reversed only for k - 1 a power of two pass) | the binary of k; NaN |
 | 9.7 | `head1(P1, P2, lam)`, run by the book's attention (1/sqrt(k)), PRE_SUM within 0.01 of the chapter's head on 24 problems, 4 sizes, lam in [2.5, 30] | NEXT on the key side; one size for all; a fixed scale; no sqrt(k) fold (the old statement); wrong shapes |
 | 9.8 | `carry_out` on all 38 (pair sum, written digit) pairs | carry = pair sum >= 10; values that never convert or compare |
 | 9.9 | weights of <= 2 ReLUs: the right token kind at every response position of 35 problems | a function; the package's 3 units; EOS from PRE_EOS alone; wrong at an 8-digit size |
@@ -226,6 +226,9 @@ def test_9_3_to_9_6_reject_plausible_mistakes():
     fails('9.5', same_number, 'index 23', 'expected [10, 20]')
     fails('9.6', binary_of_k, 'D = 3, k = 2: the code: expected [1, 1, -1]')
     fails('9.6', lambda D, k: np.full(D, np.nan), 'NaN')
+    right = answer('9.6')                 # round 15: wrong only on one-bit codes past D = 6
+    fails('9.6', lambda D, k: right(D, k)[::-1] if D >= 7 and (k - 1) & (k - 2) == 0 else
+          right(D, k), 'which is not right')
 
 
 # ----------------------------------------------------------------------------- 9.7 - 9.10 pieces

@@ -8,14 +8,14 @@ what the answer gave, never what was due.
 
 | id | what is checked (solved means) | wrong answers tried (each a test below) |
 |---|---|---|
-| 10.1 | `lag_posterior(P, lags, x)` equals the Bayesian posterior to 1e-9 after every prefix of the worked example and 12 fresh sequences (one lag, kmin > 1, T = kmax + 1, T = 1000, S 2-6); the package's posterior, likelihoods and log-probabilities switched off | sums starting at each lag's own k; unnormalised; products instead of logs (underflow at T = 1000); one term short |
+| 10.1 | `lag_posterior(P, lags, x)` equals the Bayesian posterior to 1e-9 after every prefix of the worked example and 12 fresh sequences (one lag, kmin > 1, T = kmax + 1, T = 1000, S 2-6); the package's posterior, likelihoods and log-probabilities switched off Round 15: lags up to 16 at T from 201 to 999 are drawn too (neither was). | sums starting at each lag's own k; unnormalised; products instead of logs (underflow at T = 1000); one term short |
 | 10.2 | `layer1_matrix(P, lags, T, lam)`: layer 1 stores ptil[i, k] in slot i - k for every i > kmax (1e-8) on 16 sequences over the example and 5 fresh lag sets; the package's construction switched off | log P not transposed; the band shifted by one; P instead of log P; a soft lam; NaN outputs |
-| 10.3 | `layer2_masks(lags, T)`: at most K sign masks (the budget) for lags {1,2,3,4} at T = 40 and 4 fresh contiguous sets: at every query from 2 kmax each token after the warm-up is averaged by exactly one head, uniformly, with no slot shared in a head; construction and `plan_heads` switched off | one head for all; period 3; a residue left out; K + 1 masks; non-sign values |
+| 10.3 | `layer2_masks(lags, T)`: at most K sign masks (the budget) for lags {1,2,3,4} at T = 40 and 4 fresh contiguous sets: at every query from 2 kmax each token after the warm-up is averaged by exactly one head, uniformly, with no slot shared in a head; construction and `plan_heads` switched off Round 15: one T from 49 to 149 too (10.4: 41 to 149, 10.6: 45 to 149). | one head for all; period 3; a residue left out; K + 1 masks; non-sign values |
 | 10.4 | `layer3_blocks(lags, T, lam, beta)`: layer-3 scores at the candidates equal lam + beta sum_h mean ptil, outputs equal the reference, on 9 sequences (example and 4 fresh contiguous sets) | the identity block; the wrong shift; the unshifted band |
 | 10.5 | a period and residue classes for {3, 5, 7} with at most 3 heads (the budget) that split every residue and pass the rule, the network equal to the analytic predictor, and the reason {1, 3, 4} fails with period 3 (a salted digest) | a colliding period; 5 heads; residues left out; one class; the wrong reason; "b" in lower case (accepted) |
 | 10.6 | `single_head_blocks(lags, T, beta)` for one head (the budget): candidate scores to 1e-9 and outputs equal the reference, on 11 sequences ({2, 5} and 5 fresh pairs, D = 1 to 5, one where the paper's rule fails) | the paper's (a - b - 1) rule; the paper's 0 instead of -lam; the package's block |
-| 10.7 | `how_hard(P, T)`: the smallest integer lam of the definition on S = 5, T = 128 and 7 fresh (P, T) pairs, T from 2 to 100000, a T repeated with another P | no factor 2; no pmax/pmin; 4.5; values that never convert (stopped) or never compare (read as numbers) |
-| 10.8 | `one_head_budget(T, lags, beta_c)`: the count (the package's design) and Prop. 1's beta (checked by running Proposition 1 against the K-head network at balanced queries) on the chapter's example and 8 fresh cases, T at every residue modulo K | every token counted; the paper's fraction; beta_c unscaled; a NaN beta |
+| 10.7 | `how_hard(P, T)`: the smallest integer lam of the definition on S = 5, T = 128 and 7 fresh (P, T) pairs, T from 2 to 100000, a T repeated with another P Round 15: S from 2 to 16 (was 2 to 8). | no factor 2; no pmax/pmin; 4.5; values that never convert (stopped) or never compare (read as numbers) |
+| 10.8 | `one_head_budget(T, lags, beta_c)`: the count (the package's design) and Prop. 1's beta (checked by running Proposition 1 against the K-head network at balanced queries) on the chapter's example and 8 fresh cases, T at every residue modulo K Round 15: kmin from 2 to 8 (was 2 to 4). | every token counted; the paper's fraction; beta_c unscaled; a NaN beta |
 
 Red team (attacks written from the checker source alone; each must fail):
 
@@ -98,22 +98,29 @@ def test_the_single_head_reference_is_the_packages_block():
 
 
 def test_drawn_cases_cover_what_the_docstrings_promise():
+    far, sizes, kmins = set(), set(), set()
     for seed in range(20):
         kinds = ch10.posterior_cases(seed)
-        assert len(kinds) == 12 and len(kinds[0][1]) == 1 and min(kinds[2][1]) > 1
+        assert len(kinds) == 13 and len(kinds[0][1]) == 1 and min(kinds[2][1]) > 1
         assert kinds[4][2] == max(kinds[4][1]) + 1 and len(kinds[6][3][0]) == 1000
+        assert 201 <= kinds[12][2] <= 999                  # round 15: T from 201 to 999 ...
+        far.add(max(kinds[12][1]))                         # ... and lags up to 16
         assert all(lags == tuple(range(lags[0], lags[-1] + 1)) and T >= 2 * lags[-1] + 2
                    for _, lags, T, _ in ch10.mask_cases(seed))
         Ds = sorted(lags[1] - lags[0] for _, lags, _, _ in ch10.pair_cases(seed)[:5])
         assert Ds == [1, 2, 3, 4, 5]
-        for cases in (ch10.pair_cases(seed), ch10.selection_cases(seed)):   # one untabulable T
-            assert 150 <= cases[-1][2] <= 300 and all(T <= 44 for _, _, T, _ in cases[:-1])
+        for cases in (ch10.mask_cases(seed), ch10.pair_cases(seed), ch10.selection_cases(seed)):
+            assert 150 <= cases[-1][2] <= 300 and 41 <= cases[-2][2] <= 149    # round 15
+            assert all(T <= 48 for _, _, T, _ in cases[:-2])
         assert any((lags[0] - 1) % (lags[1] - lags[0]) for _, lags, _, _ in ch10.pair_cases(seed))
         budget = ch10.budget_cases(seed)
         assert len(budget) == 8 and len({T % len(budget[0][1]) for T, _, _ in budget[:4]}) \
             == len(budget[0][1])
         Ts = [T for _, T, _ in ch10.hardness_cases(seed)]
         assert Ts[0] == 2 and Ts[5] in Ts[1:5] and Ts[6] in Ts[1:5] and Ts[4] > 5000
+        sizes.update(S for S, _, _ in ch10.hardness_cases(seed))
+        kmins.add(budget[0][1][0])
+    assert max(far) > 8 and max(sizes) > 8 and max(kmins) > 4   # round 15: never drawn before
 
 
 # ----------------------------------------------------------------------------- wrong answers

@@ -117,11 +117,15 @@ MLP_SHOWN = (np.array([0.0, 1.0, 3.0]), np.array([[5.0], [-2.0], [7.0]]), 'the 3
 
 
 def mlp_sets(seed):
-    """The 13 sets (xs, ys, what) 6.3 tries for ``seed``: random ones (the two closest points
-    far apart in the list), evenly spaced, decreasing, large, constant and zero outputs."""
+    """The 13 sets (xs, ys, what) 6.3 tries for ``seed``: random ones (1 or 2 points, then
+    sizes drawn in bands up to 200 with 1 to 7 output dims; the two closest points far apart
+    in the list), evenly spaced, decreasing, large, constant and zero outputs."""
     rng = np.random.default_rng(seed)
+    bands = ((3, 10), (10, 41), (41, 121), (121, 201), (121, 201))   # round 15: sizes were
+    sizes = [(1, 1), (1, 3), (2, 1)] + [(int(rng.integers(*band)), int(rng.integers(1, 8)))
+                                        for band in bands]           # fixed, none from 41 to 119
     sets = []
-    for n, d in ((1, 1), (1, 3), (2, 1), (5, 1), (17, 4), (40, 2), (120, 7), (200, 3)):
+    for n, d in sizes:
         xs = rng.normal(size=n) * 10 ** rng.uniform(-2, 2)
         if n > 3:
             xs[-1] = xs[0] + 1e-6 * max(1.0, abs(xs[0]))
@@ -156,8 +160,8 @@ def check_6_3(build_MLP):
                           f'{got[j].round(6).tolist()}; ys there is {ys[j].round(6).tolist()}',
                           float(xs[j]))
     return Passed(f'exact (1e-6 of the largest output) on the set shown and the {len(sets) - 1} '
-                  f'sets of mlp_sets drawn afresh ({sum(len(s[0]) for s in sets)} points); budget '
-                  f'kept: at most 3|S| hidden units')
+                  f'sets of mlp_sets drawn afresh (1 to 200 points, 1 to 7 outputs); budget kept: '
+                  f'at most 3|S| hidden units')
 
 
 @checker('6.4')

@@ -166,7 +166,11 @@ check_9_5 = _function_puzzle(
 def _cube_cases(rng):
     cases = [(3, 2)] + [(D, k) for D in range(1, 7) for k in range(1, 2 ** D + 1)]
     for D in sorted(rng.choice(np.arange(7, 25), size=4, replace=False).tolist()):
-        cases += [(D, 1), (D, 2 ** D), (D, int(rng.integers(1, 2 ** D + 1)))]
+        # the ends, 8 random codes, every code with one bit set or one clear (round 15: only
+        # 3 codes per width were tried)
+        ks = {1, 2 ** D, *rng.integers(1, 2 ** D + 1, size=8).tolist()}
+        ks |= {2 ** j + 1 for j in range(D)} | {2 ** D - 2 ** j for j in range(D)}
+        cases += [(D, int(k)) for k in sorted(ks)]
     return [(f'D = {D}, k = {k}', (D, k)) for D, k in cases]
 
 
@@ -175,8 +179,8 @@ check_9_6 = _function_puzzle(
     [(lambda v, what: T.array(v, what=what).tolist(), 'the code',
       'the signs (-1)^bit of the D-bit binary expansion of k - 1, most significant bit first')],
     lambda D, k: (C.cube_code(D, k).astype(int).tolist(),),
-    'all {} codes right: every code for D = 1 to 6, and k = 1, 2^D and one between for 4 '
-    'widths from 7 to 24')
+    'every code right: all of them for D = 1 to 6, and for 4 widths from 7 to 24 k = 1, '
+    '2^D, every code with one bit set or one bit clear and 8 random ones')
 
 
 # ----------------------------------------------------------------------------- 9.7 - 9.10 pieces

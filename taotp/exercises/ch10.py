@@ -23,7 +23,8 @@ LAM_1, LAM, BETA_4, BETA_6, TOLERANCE_7 = 50.0, 500.0, 7.0, 10.0, 1e-6
 
 
 def _lag_set(rng, kind):
-    """A lag set of one kind: 'one lag', 'kmin > 1' or 'any' (1 to 5 lags below 9),
+    """A lag set of one kind: 'one lag', 'kmin > 1' or 'any' (1 to 5 lags below 9; 'far lags':
+    below 17),
     'contiguous' (1 to 6 lags from kmin <= 4), or an int D: two lags D apart (for D = 2
     kmin is even, where the paper's single-head rule fails)."""
     if isinstance(kind, int):
@@ -34,7 +35,8 @@ def _lag_set(rng, kind):
         return tuple(range(kmin, kmin + int(rng.integers(1, 7))))
     if kind == 'one lag':
         return int(rng.integers(1, 6)),
-    return tuple(sorted(int(k) for k in rng.choice(np.arange(2 if kind == 'kmin > 1' else 1, 9),
+    top = 17 if kind == 'far lags' else 9
+    return tuple(sorted(int(k) for k in rng.choice(np.arange(2 if kind == 'kmin > 1' else 1, top),
                                                    int(rng.integers(1, 6)), replace=False)))
 
 
@@ -93,10 +95,12 @@ def _signs(mask, on, name):
 # ----------------------------------------------------------------------------- 10.1 and 10.2
 
 def posterior_cases(seed):
-    """The drawn cases of one 10.1 check: 12 tuples ``(P, lags, T, [x])``, two of each kind
-    (one lag; kmin > 1; T = kmax + 1; T = 1000; any lag set, twice; T up to 200, S up to 6)."""
+    """The drawn cases of one 10.1 check: 13 tuples ``(P, lags, T, [x])``, two of each kind
+    (one lag; kmin > 1; T = kmax + 1; T = 1000; any lag set, twice; T up to 200, S up to 6),
+    then lags below 17 at T from 201 to 999 (round 15: neither was tried)."""
     kinds = ('one lag', 'kmin > 1', 'T = kmax + 1', 'T = 1000', 'any', 'any')
-    return _draw(seed, [k for k in kinds for _ in range(2)], 200, S_top=6, n_seq=1)
+    return _draw(seed, [k for k in kinds for _ in range(2)], 200, S_top=6, n_seq=1) + \
+        _draw([seed, 2], ['far lags'], 999, S_top=6, n_seq=1, T_low=lambda lags: 201)
 
 
 @checker('10.1')
@@ -118,7 +122,8 @@ def check_10_1(lag_posterior):
                            x.tolist())
     return Passed(f'the posterior equals the reference to 1e-9 after every prefix of '
                   f'{len(cases)} sequences: the chapter\'s example and {len(cases) - 1} drawn '
-                  f'afresh (one lag, kmin > 1, T = kmax + 1, T = 1000, S from 2 to 6)')
+                  f'afresh (one lag, kmin > 1, T = kmax + 1, T = 1000, S from 2 to 6, lags '
+                  f'up to 16 at T from 201 to 999)')
 
 
 def layer1_cases(seed):
@@ -159,10 +164,11 @@ def check_10_2(layer1_matrix):
 # ----------------------------------------------------------------------------- 10.3
 
 def mask_cases(seed):
-    """The drawn cases of one 10.3 check: 5 tuples ``(P, lags, T, [])``: contiguous lags (1 to
-    6 from kmin <= 4), T from 2 kmax + 2 to 48, then one with T from 150 to 300 (too many
-    masks to tabulate); P is not used."""
+    """The drawn cases of one 10.3 check: 6 tuples ``(P, lags, T, [])``: contiguous lags (1 to
+    6 from kmin <= 4), T from 2 kmax + 2 to 48, one from 49 to 149 (round 15: none was
+    tried), then one from 150 to 300 (too many masks to tabulate); P is not used."""
     return _draw(seed, ['contiguous'] * 4, 48, n_seq=0, T_low=lambda lags: 2 * lags[-1] + 2) \
+        + _draw([seed, 2], ['contiguous'], 149, n_seq=0, T_low=lambda lags: 49) \
         + _draw([seed, 1], ['contiguous'], 300, n_seq=0, T_low=lambda lags: 150)
 
 
@@ -229,7 +235,8 @@ def check_10_3(layer2_masks):
             if problem:
                 raise Finding(f'{on}: {problem}')
     return Passed(f'{len(cases)} lag sets (lags {{1,2,3,4}} at T = 40 and {len(cases) - 1} '
-                  f'contiguous sets drawn afresh, the last at T from 150 to 300) with at most K '
+                  f'contiguous sets drawn afresh, one at T from 49 to 149, the last from 150 '
+                  f'to 300) with at most K '
                   f'heads each: at every query from 2 kmax on each token after the warm-up is '
                   f'averaged by exactly one head, uniformly, and no head mixes two transitions '
                   f'in one slot')
@@ -269,10 +276,11 @@ def _blocks_judged(case, on, beta, B, band=None, mask2=None, heads=None, hint=''
 
 
 def selection_cases(seed):
-    """The drawn cases of one 10.4 check: 5 tuples ``(P, lags, T, xs)``: contiguous lags (1 to
-    6 from kmin <= 4), T up to 40, then one with T from 150 to 300 (too many blocks to
-    tabulate), S from 2 to 5, 2 sequences each."""
+    """The drawn cases of one 10.4 check: 6 tuples ``(P, lags, T, xs)``: contiguous lags (1 to
+    6 from kmin <= 4), T up to 40, one from 41 to 149, then one from 150 to 300 (too many
+    blocks to tabulate), S from 2 to 5, 2 sequences each."""
     return _draw(seed, ['contiguous'] * 4, 40, T_low=lambda lags: 2 * lags[-1] + len(lags) + 2) \
+        + _draw([seed, 2], ['contiguous'], 149, T_low=lambda lags: 41) \
         + _draw([seed, 1], ['contiguous'], 300, T_low=lambda lags: 150)
 
 
@@ -289,16 +297,17 @@ def check_10_4(layer3_blocks):
     return Passed(f'layer-3 scores equal lam + beta * sum_h mean ptil at the candidate keys from '
                   f'query 2 kmax + K - 1 on, and the outputs equal the reference, on '
                   f'{sum(len(c[3]) for c in cases)} sequences: the chapter\'s example and '
-                  f'{len(cases) - 1} contiguous lag sets drawn afresh, the last at T from 150 '
-                  f'to 300 (lam = {LAM:g}, beta = {BETA_4:g})')
+                  f'{len(cases) - 1} contiguous lag sets drawn afresh, one at T from 41 to 149, '
+                  f'the last from 150 to 300 (lam = {LAM:g}, beta = {BETA_4:g})')
 
 
 def pair_cases(seed):
-    """The drawn cases of one 10.6 check: 6 tuples ``(P, lags, T, xs)``: two lags D apart, one
+    """The drawn cases of one 10.6 check: 7 tuples ``(P, lags, T, xs)``: two lags D apart, one
     for each D from 1 to 5 in a random order, kmin up to 4 (even for D = 2), T up to 44, then
-    one more with T from 150 to 300 (too many blocks to tabulate)."""
+    one with T from 45 to 149 and one from 150 to 300 (too many blocks to tabulate)."""
     Ds = [int(D) for D in np.random.default_rng([seed, 6]).permutation(np.arange(1, 6))]
     return _draw(seed, Ds, 44, T_low=lambda lags: 2 * lags[-1] + 4) \
+        + _draw([seed, 2], Ds[1:2], 149, T_low=lambda lags: 45) \
         + _draw([seed, 1], Ds[:1], 300, T_low=lambda lags: 150)
 
 
@@ -318,8 +327,8 @@ def check_10_6(single_head_blocks):
     return Passed(f'one head: candidate scores equal +-beta * mean(ptil_kmin - ptil_kmax) over '
                   f'the key\'s set to 1e-9 from query 2 kmax on, and the outputs equal the '
                   f'reference, on {sum(len(c[3]) for c in cases)} sequences: lags {{2,5}} and '
-                  f'{len(cases) - 1} pairs drawn afresh, one for each D from 1 to 5 and one '
-                  f'more at T from 150 to 300')
+                  f'{len(cases) - 1} pairs drawn afresh, one for each D from 1 to 5 and two '
+                  f'more at T from 45 to 149 and from 150 to 300')
 
 
 # ----------------------------------------------------------------------------- 10.5
@@ -377,7 +386,8 @@ def hardness_cases(seed):
     Ts = [2] + [int(rng.integers(low, high)) for low, high in
                 ((3, 21), (21, 501), (501, 5001), (5001, 100_001))]
     Ts += [Ts[int(rng.integers(1, 5))], Ts[int(rng.integers(1, 5))]]
-    return [(S, T, sel.transition_matrix(S, rng)) for T in Ts for S in [int(rng.integers(2, 9))]]
+    return [(S, T, sel.transition_matrix(S, rng))              # round 15: S up to 8 only
+            for T in Ts for S in [int(rng.integers(2, 17))]]
 
 
 @checker('10.7')
@@ -399,8 +409,8 @@ def check_10_7(how_hard):
             raise tk.wrong(on, int(got), f'the smallest integer lam with T (pmax / pmin) '
                            f'exp(-2 lam) < {TOLERANCE_7:g}')
     return Passed(f'the smallest integer lam of the definition on {len(cases)} (P, T) pairs: '
-                  f'S = 5, T = 128 and {len(cases) - 1} drawn afresh (T from 2 to 100000, the '
-                  f'same T with different P)')
+                  f'S = 5, T = 128 and {len(cases) - 1} drawn afresh (T from 2 to 100000, S '
+                  f'from 2 to 16, the same T with different P)')
 
 
 def budget_cases(seed):
@@ -409,7 +419,7 @@ def budget_cases(seed):
     3 more contiguous sets."""
     rng = np.random.default_rng(seed)
     beta = lambda: float(np.round(rng.uniform(0.1, 50), 2))  # noqa: E731
-    kmin = int(rng.integers(2, 5))
+    kmin = int(rng.integers(2, 9))                 # round 15: kmin up to 4 only
     lags = tuple(range(kmin, kmin + int(rng.integers(2, 5))))
     T0 = int(rng.integers(lags[-1] + 1, 380))
     sets = [_lag_set(rng, 'one lag')] + [_lag_set(rng, 'contiguous') for _ in range(3)]
@@ -459,7 +469,8 @@ def check_10_8(one_head_budget):
                            f'of tokens there)')
     return Passed(f'transition counts and Proposition-1 temperatures right on {len(cases)} cases: '
                   f'the chapter\'s example and {len(cases) - 1} drawn afresh (T at every residue '
-                  f'modulo K, K from 1 to 6, kmin > 1); each beta checked against the K-head '
+                  f'modulo K, K from 1 to 6, kmin from 2 to 8); each beta checked against the '
+                  f'K-head '
                   f'network at balanced queries')
 
 
