@@ -95,7 +95,8 @@ check('9.3', bilevel_ids)
 #
 # `multiplication_sequence(a, b)` returns `(text, level1, level2, level3)` (a string and three
 # lists of ints) with all offsets 1: `37*925=581+470+333=58100>52900>52243`, levels
-# `3200001234...`, `0003211111...`, `0000001234...` (see the chapter). Checked on 40 products.
+# `3200001234...`, `0003211111...`, `0000001234...` (see the chapter). Checked on 40 products,
+# 4 of them with factors of up to 12 digits.
 
 # %%
 def multiplication_sequence(a, b):

@@ -9,7 +9,7 @@ the exercise notebook prints show an expected value.
 | 9.1 | `parity_sequence(bits, s)`: tokens (one character each) and IDs on 40 strings of 1-100 bits, offsets 1-59 | `=` given s + 1; the scratchpad shifted; multi-character tokens |
 | 9.2 | `scratchpad_text(operands)` on 42 lists (every padding boundary, 1-101 operands) | no b_0; reversed query; operand padding; padding to the sum reached; the proof's padding |
 | 9.3 | `bilevel_ids` on 42 problems, offsets (1, 1) and random; `coupled_ids` and its engine `formats._CoupledIds` switched off | the response coupled with the same number; the engine of `coupled_ids` |
-| 9.4 | `multiplication_sequence` on 40 products | level 3 without the shift |
+| 9.4 | `multiplication_sequence` on 40 products (4 of them with factors of up to 12 digits: round 15, none over 6 was tried) | level 3 without the shift |
 | 9.5 | `keys(operands, index)` at every response position of 21 problems | the same level-2 ID instead of one smaller |
 | 9.6 | `cube(D, k)`: every code for D <= 6; for 4 widths up to D = 24 the ends, every one-bit and one-zero code and 8 random ones (round 15: 3 codes per width let a code reversed only for k - 1 a power of two pass) | the binary of k; NaN |
 | 9.7 | `head1(P1, P2, lam)`, run by the book's attention (1/sqrt(k)), PRE_SUM within 0.01 of the chapter's head on 24 problems, 4 sizes, lam in [2.5, 30] | NEXT on the key side; one size for all; a fixed scale; no sqrt(k) fold (the old statement); wrong shapes |

@@ -131,7 +131,9 @@ def _product_cases(rng):
              (10 ** _fresh(rng, 6) - 1,) * 2, (10 ** _fresh(rng, 5), number(5)),
              (number(5), 10 ** _fresh(rng, 5)), (int(f'{_fresh(rng, 9)}0{_fresh(rng, 9)}'),
                                                  int(f'{_fresh(rng, 9)}00{_fresh(rng, 9)}'))]
-    pairs += [(number(6), number(5)) for _ in range(30)]
+    # random factors of up to 6 digits, and 4 of up to 12 (round 15: none over 6 was tried)
+    pairs += [(number(6), number(5)) for _ in range(26)]
+    pairs += [(number(12), number(12)) for _ in range(4)]
     return [(f'{a} * {b}', (a, b)) for a, b in pairs]
 
 
@@ -142,7 +144,7 @@ check_9_4 = _function_puzzle(
     [(_ints, f'level {k}', 'follow the rules of the chapter token by token') for k in (1, 2, 3)],
     lambda a, b: (lambda t, *ids: (''.join(t), *ids))(*C.multiplication_sequence(a, b)),
     'text and all three levels right on {} products (zeros, ones, zeros inside a factor, all '
-    'nines, powers of ten, random)')
+    'nines, powers of ten, random, factors of up to 12 digits)')
 
 
 def _key_cases(rng):
