@@ -86,9 +86,10 @@ check('4.2', build_postln_search)
 # `vocab_size`. The part of the prompt that changes from key to key may depend on the key
 # only: the checker also runs every table with its values shifted by one, redrawn and all
 # equal, and that part of the prompt (and `prefix_len`) must not change. It tries every key
-# of the seven tables printed below (a failure there shows the expected value) and of two
+# of the seven tables printed below (a failure there shows the expected value) and of three
 # tables drawn afresh on every check, `ch04.random_tables(seed)` (20 keys of length 2 over 50
-# symbols, and 6 keys of length 5 over 4 symbols). Then explain why no table is adversarial
+# symbols, 6 keys of length 5 over 4 symbols, and 12 keys of 6 to 12 tokens over 3 to 20
+# symbols). Then explain why no table is adversarial
 # for this approach.
 
 # %%

@@ -10,7 +10,7 @@ program printed, never a count of wrong inputs.
 | 12.1 | a program with vocabulary >= 12 and block >= 11, layer norms at their defaults and fewer than the compact record's parameters (3 digits) adds 50,871 pairs of 3-digit numbers in the book's format: every pair of numbers with digits in 0, 1, 8, 9, x + (999 - x), x + (1000 - x), x + 999 and 999 + x for every x, the record's carry chains, and 43,000 pairs drawn afresh; the PASS line adds AdderBoard's unique-parameter count | the book's adder (too large); the record with its final write weakened (wrong carries); a shift hidden in the final layer norm; an extra unused head (too large) |
 | 12.2 | a one-layer program with vocabulary >= 65,536, block >= 128, default layer norms and fewer than the record's parameters sorts 88 inputs of up to 64 numbers: both ends, runs of neighbours where the codes part at every position, powers of two, 6 fixed sets, 4 sets and 1,536 distinct numbers drawn afresh | the book's Sort (vocabulary 28); the record with block 130 (48 parameters over); a second layer; heads that no longer outweigh the shallower ones (wrong); a shift in the final layer norm |
 | 12.3 | a program with vocabulary >= 28, block >= 54, default layer norms and fewer than the record's non-zero parameters sorts 1,135 inputs over 1..27: every number alone, every ordered pair, the 27 numbers in 6 orders (4 drawn afresh), 400 sets drawn afresh | the book's Sort (184 non-zero); the compact design at 29 (3 over); the query map pushed too far (wrong); a block of 40; arrays given as lists (counted the same) |
-| 12.4 | a builder ``build(ks, vs, vocab_size, block_size)`` whose program for Chapter 3's 1,000-entry vocab-10 table at block 16 has fewer than the record's parameters, and whose programs at block 16 answer every key of that table, of XOR, of 50 keys of 12 tokens differing only in the first or only in the last token, and at block 16, and of three random tables of key lengths, vocabularies, sizes and block sizes (up to 32) drawn afresh (round 9), alone, behind random prefixes of every length and behind prefixes of other keys | the book's fitted construction; a builder that always returns the 1,000-entry record (wrong on XOR); one that ignores block_size; one that raises; one one size too large; one that scrambles the arrays it is given (harmless: they are the worker's copies); one that always builds at block 16, one wrong for key lengths other than 2, 3, 5 and 12 (round 9) |
+| 12.4 | a builder ``build(ks, vs, vocab_size, block_size)`` whose program for Chapter 3's 1,000-entry vocab-10 table at block 16 has fewer than the record's parameters, and whose programs at block 16 answer every key of that table, of XOR, of 50 keys of 12 tokens differing only in the first or only in the last token, and at block 16, and of three random tables of key lengths, vocabularies, sizes and block sizes (up to 32) drawn afresh (round 9), alone, behind random prefixes of every length and behind prefixes of other keys (random tables: keys of 1 to 16 tokens, one over 61 to 256 symbols: round 16, a builder wrong over 60 symbols passed) | the book's fitted construction; a builder that always returns the 1,000-entry record (wrong on XOR); one that ignores block_size; one that raises; one one size too large; one that scrambles the arrays it is given (harmless: they are the worker's copies); one that always builds at block 16, one wrong for key lengths other than 2, 3, 5 and 12 (round 9) |
 | 12.5 | a one-layer program with vocabulary >= 10, MLP off (M1, b1, M2 zero), default layer norms and fewer than the record's non-zero parameters answers all 100 prompts [i, j] with (i + j) % 10 | the book's single-digit adder (MLP on); the record with a head removed (wrong); a second layer; a shift in the final layer norm |
 
 Red team (attacks written from the checker source alone; each must fail):
@@ -214,6 +214,15 @@ def fitted(ks, vs, vocab_size, block_size):
 
 def test_12_4_the_fitted_construction_is_wrong_on_the_big_table():
     wrong_with_the_input_only('12.4', fitted, "Chapter 3's table", 'vs[')
+
+
+def test_12_4_a_builder_wrong_only_over_60_symbols_fails():
+    """Round 16: no random table had more than 60 symbols (nor keys over 8 tokens)."""
+    right = answer('12.4')
+    fails('12.4', lambda ks, vs, v, b: right(ks, (np.asarray(vs) + 1) % v if v > 60 else vs, v, b),
+          'ch12.lookup_tables(')
+    lengths = {len(t[1][0]) for seed in range(10) for t in ch12.lookup_tables(seed)[3:]}
+    assert max(lengths) > 8 and all(ch12.lookup_tables(s)[3][3] > 60 for s in range(10))
 
 
 def test_12_4_a_builder_that_ignores_its_table_or_block():
