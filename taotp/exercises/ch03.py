@@ -36,9 +36,12 @@ def _scope(specs):
 
 def _cases(visible, specs, rng):
     """(name, ks, vs, vocab, block): the notebook's table ``visible`` (n, key_len, vocab,
-    seed), then one table per (n, key_len, vocab) of ``specs``, each from a fresh seed."""
+    seed), then one table per (n, key_len, vocab) of ``specs`` and one of 40 keys of 1 to 6
+    tokens over 40 to 160 (round 16: key lengths 4 and 6 were never tried), each from a
+    fresh seed."""
+    drawn = (40, int(rng.integers(1, 7)), int(rng.integers(40, 161)))
     tables = [('the notebook\'s table', *visible)]
-    tables += [('table', *spec, int(rng.integers(2 ** 31))) for spec in specs]
+    tables += [('table', *spec, int(rng.integers(2 ** 31))) for spec in specs + (drawn,)]
     for label, n, key_len, vocab, seed in tables:
         yield (f'{label} lookup_case({n}, {key_len}, {vocab}, seed={seed})',
                *lookup_case(n, key_len, vocab, seed), vocab, key_len + PREFIX)
@@ -135,8 +138,9 @@ def check_3_2(build):
                               f'{cosine:.2f}; at most {SEPARATE} allowed); a hash sums the key '
                               f'positions into the same dimensions, concatenation gives each '
                               f'position dimensions of its own')
-    return Passed(f'one layer; on the notebook\'s table and {len(SPECS_3_2)} tables drawn '
-                  f'afresh ({_scope(SPECS_3_2)}), at least 99% of the keys right behind prefixes '
+    return Passed(f'one layer; on the notebook\'s table and {len(SPECS_3_2) + 1} tables '
+                  f'drawn afresh ({_scope(SPECS_3_2)}, and 40 keys of 1 to 6 tokens), at least '
+                  f'99% of the keys right behind prefixes '
                   f'of every length (random, and cut from other keys); the key positions move the '
                   f'last position\'s stream in separate directions (cosine <= {SEPARATE}, '
                   f'{PROBE_TOKENS} tokens from the whole vocabulary at each key position), as '
@@ -236,8 +240,9 @@ def check_3_7(build):
             raise _miss(f'{name}, PostLN forward', first, right)
         checked += total
     return Passed(f'PostLN forward (taotp.transformer(..., post_ln=True)): all {checked:,} '
-                  f'queries right on the notebook\'s table and {len(SPECS_3_7)} tables drawn '
-                  f'afresh ({_scope(SPECS_3_7)}), every key behind random prefixes of every '
+                  f'queries right on the notebook\'s table and {len(SPECS_3_7) + 1} tables '
+                  f'drawn afresh ({_scope(SPECS_3_7)}, and 40 keys of 1 to 6 tokens), every '
+                  f'key behind random prefixes of every '
                   f'length 0 to {PREFIX} and behind a prefix cut from other keys')
 
 
