@@ -72,8 +72,8 @@ from taotp.exercises import check, progress
 # new tokens, as a list of ints), without repeating work for positions it has already
 # processed. The checker compares tokens on five random programs (up to full blocks, with
 # and without `eos`) and on a prompt of 40 to 60 tokens for a program that repeats the
-# token at a position drawn at least 32 before the prompt's end; then it runs your decoder for 500 to 600 steps on a fresh program with
-# `d_model` 128 and measures its CPU time (the time of its own process, so other work on
+# token at a position drawn at least 32 before the prompt's end; then it runs your decoder
+# for 500 to 600 steps on a fresh program with `d_model` 128 and measures its CPU time (the time of its own process, so other work on
 # the machine counts little): at most 5x what the package's own cache takes for the same
 # run. At that length the naive loop redoes about 300 positions per token, 12x the work of
 # a cache or more. `taotp.layer_norm` and `taotp.softmax` are yours to use; the package's

@@ -395,7 +395,8 @@ SLOW_1_6 = {'T a quarter too high (red team, round 4: passed the frequency margi
             'right only at the temperatures the notebook names (red team, round 5)',
             'T a fifth too low', 'right only at T <= 1e-3 and T >= 0.5 (red team, round 7)',
             'T squared', 'right only on the program the notebook shows (red team, class 6)',
-            'greedy unless the vocabulary is 4 (red team, round 12: every law test had vocabulary 4)',
+            'greedy unless the vocabulary is 4 (red team, round 12: every law test had '
+            'vocabulary 4)',
             'greedy past the 10th token (red team, round 12: every law test had 10 tokens)',
             'greedy below T = 0.05 (red team, round 13: no T from 1e-3 to 0.05 was sampled)',
             'the 8 likeliest tokens only (red team, round 13: no vocabulary over 7 was sampled)'}

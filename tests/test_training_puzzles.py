@@ -142,7 +142,8 @@ def test_7_11_wrong_verdicts_and_unfair_comparisons(references):
     result = check('7.11', {'og': untrained, 'rotation': other, 'better': 'tie'})
     assert not result and 'each model must be >= 90 % right once trained' in result.message
     # one-sided comparisons: one trained model next to an untrained one (red team)
-    for k, other_k in (('og', 'rotation'), ('rotation', 'og')):   # weights trained for the other table
+    # weights trained for the other table
+    for k, other_k in (('og', 'rotation'), ('rotation', 'og')):
         borrowed = {**answer[other_k], 'pos_emb': answer[k]['pos_emb']}
         result = check('7.11', {**answer, k: borrowed, 'better': other_k})
         assert not result and f"your {k!r} model gets" in result.message

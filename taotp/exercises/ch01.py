@@ -13,9 +13,10 @@ from ..decoding import decode, transformer, transformer_batch
 from ..model import causal_mask, layer_norm, mlp, self_attn, softmax
 from ..params import params_difference
 from . import toolkit as tk
-from .ch01_programs import (FRESH_VOCABS, SCOPE, SHAPES, case_programs,  # noqa: F401 (named
-                            fresh_sampling_program, random_program,      # in the notebooks)
-                            sampling_program, token_copier)
+# the programs the checkers run; the notebooks name them as taotp.exercises.ch01.<name>
+from .ch01_programs import (FRESH_VOCABS, SCOPE, SHAPES, case_programs,  # noqa: F401
+                            fresh_sampling_program, random_program, sampling_program,
+                            token_copier)
 from .draws import ALPHA, BINS, freedman_margin, hoeffding_margin, martingales, tests_for
 from .registry import Puzzle, checker
 from .result import Finding, Passed
@@ -154,7 +155,8 @@ def check_1_3(decode_fast):
                       f'computed instead of recomputing it')
     return Passed(f'the naive loop\'s tokens on {cases} cases over {SCOPE}, incl. full blocks, '
                   f'0 steps and an early eos, and on a prompt of 40 to 60 tokens whose token at a '
-                  f'position drawn 32 or more before its end is read at every step; a run of 500 to 600 steps on a fresh program with '
+                  f'position drawn 32 or more before its end is read at every step; a run of '
+                  f'500 to 600 steps on a fresh program with '
                   f'd_model 128 took at most {WORK_RATIO:g}x the CPU time of the package\'s own '
                   f'cache; no call to the package\'s decoders or forward pass')
 
