@@ -48,7 +48,8 @@ from taotp.exercises import check, ch02, progress
 # all-zero `pos_emb` (any `block_size`), it may use at most `3 * vocab_size` parameters as
 # counted by `taotp.count_params` (a tied `out_emb` is counted once). The checker builds it
 # for `vocab_size` 1, 2, 3, 4, 11, 40, 64, 100, 257 and 1,000, for two more sizes between
-# 5 and 1,000 and one between 1,001 and 2,048, drawn afresh on every check; at each size it
+# 5 and 1,000, one between 1,001 and 2,048 and one between 2,049 and 4,096, drawn afresh on
+# every check; at each size it
 # puts every token last in a random prompt once and decodes a few prompts for up to 32
 # steps.
 
@@ -65,7 +66,7 @@ check('2.1', build_repeater)
 # ## Puzzle 2.2 · Sparse versions (budget: V resp. V + B non-zero parameters)
 #
 # (1) The repeater again, now with at most `vocab_size` non-zero parameters (checked at the
-# same sizes as 2.1, three of them drawn afresh). (2) Hello World with at most
+# sizes of 2.1 up to 2,048, three of them drawn afresh). (2) Hello World with at most
 # `vocab_size + block_size` = 11 + 13 = 24 non-zero parameters. (3) How many parameters,
 # zeros included, do your two programs have? (The checker prints them, at sizes 11 and
 # 1,000.) Answer with the pair `(build_sparse_repeater, hello_params)`.

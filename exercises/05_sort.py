@@ -84,10 +84,11 @@ check('5.1', build_sort_33())
 # and the two smallest values sit at the ends of the arc. Build a Min program (a params dict)
 # for a vocabulary of at least 1,000,000 tokens (block size at least 32) that is always
 # right: its prediction at the last position is the smallest token of the input. All inputs
-# are drawn anew on every check, 310 of them, of lengths 1, 2, 3, 5, 8, 16, 31 and 32: all
-# equal, the minimum first or last, neighbouring tokens at both ends and in the middle, powers
-# of two, the minimum next to its successor in each sixteenth of the vocabulary, and random
-# rows half of whose values come from the 20 smallest and 20 largest tokens. A `NOT YET`
+# are drawn anew on every check, 406 of them, of every length from 1 to 32. At lengths 1, 2,
+# 3, 5, 8, 16, 31 and 32: all equal, the minimum first or last, neighbouring tokens at both
+# ends and in the middle, powers of two, the minimum next to its successor in each sixteenth
+# of the vocabulary, and random rows half of whose values come from the 20 smallest and 20
+# largest tokens; at the other lengths, the minimum first, last and two random rows. A `NOT YET`
 # prints the start of the input; all of it is in the result's `.counterexample`.
 
 # %%

@@ -117,15 +117,15 @@ check('8.3', answer)
 #   key means no layers; `"block_size": B` instead of `pos_emb` means a zero (B, d_model)
 #   table;
 # * raises an exception (an `Exception`, not `SystemExit`) with a message on malformed texts
-#   (ragged rows, wrong shapes, unknown keys, numbers that are not finite, a `block_size` that
-#   is not a positive whole number or contradicts `pos_emb`) instead of returning something
-#   broken;
+#   (ragged rows, wrong shapes, unknown keys, numbers that are not finite, a string, `true`,
+#   `false` or `null` where a number belongs, a `block_size` that is not a positive whole
+#   number or contradicts `pos_emb`) instead of returning something broken;
 # * never executes the text: a text holding code (`[[1.0, -1.0]] * 2`, a call) is refused.
 #
 # The checker compares your params with the full forms, bit for bit, on the two listings, on
 # five compact forms of one small program, and on a dumped random program and 12 random compact
 # programs drawn afresh on every check (a `NOT YET` names a call that rebuilds them, such as
-# `ch08.random_programs(1234)`); then it feeds 11 malformed texts, 7 more drawn afresh (random
+# `ch08.random_programs(1234)`); then it feeds 11 malformed texts, 8 more drawn afresh (random
 # programs broken one way each: `ch08.malformed_programs(seed)`) and 11 texts holding code
 # (4 drawn afresh: `ch08.code_programs(seed)`; three end the process that runs them or never
 # return, so running one is seen however it is hidden).

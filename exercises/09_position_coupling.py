@@ -125,8 +125,9 @@ check('9.5', keys)
 #
 # `cube(D, k)` for $1 \le k \le 2^D$ returns an array of $D$ signs $(-1)^{\beta_i}$ of the
 # $D$-bit binary expansion of $k - 1$, most significant bit first; e.g. `cube(3, 2)` is
-# `[1, 1, -1]`. Checked on every code up to $D = 6$ and, for 4 widths up to $D = 24$, on
-# the ends, every code with one bit set or one bit clear and 8 random codes.
+# `[1, 1, -1]`. Checked on every code up to $D = 6$ and, for 4 widths up to $D = 32$, on
+# the ends, every code with one bit set or one bit clear, one with each other count of bits
+# set and 8 random codes.
 
 # %%
 def cube(D, k):
@@ -208,8 +209,8 @@ check('9.10', digit_weights)
 # which has no layer norms: the checker runs it with `taotp.transformer(..., norm='none')` and
 # the IDs of `taotp.coupling.coupled_ids` (offsets 1, 1). It must write every response token
 # after `=`, then `$`, on every problem up to `max_operands` numbers of `max_digits` digits
-# (checked for `build(8, 8)`, `build(3, 12)`, `build(1, 1)` and one size up to (30, 30) drawn
-# afresh), within the theorem's budget: one layer, four heads, 83 ReLUs and the width of
+# (checked for `build(8, 8)`, `build(3, 12)`, `build(1, 1)`, one size up to (7, 12) and one
+# up to (30, 30) drawn afresh), within the theorem's budget: one layer, four heads, 83 ReLUs and the width of
 # 9.12. Assemble it from your pieces: the package's own builders are switched off.
 
 # %%
@@ -331,7 +332,8 @@ check('9.18', counts)
 # layer norms included) with two position tables (level 1, level 2) that adds up to
 # `max_operands` numbers of `max_digits` digits, with one layer and four heads. The checker
 # runs it teacher-forced with IDs from `taotp.coupling.coupled_ids` (vocabulary
-# `0123456789+=>$`), for `port(4, 4)` and one size up to (10, 10) drawn afresh. The package's
+# `0123456789+=>$`), for `port(4, 4)`, one size up to (3, 3) and one up to (30, 30) drawn
+# afresh. The package's
 # own port is switched off: start from your adder of 9.11.
 
 # %%

@@ -73,9 +73,11 @@ check('10.1', lag_posterior)
 # Write `layer1_matrix(P, lags, T, lam)` returning the `(S + T, S + T)` matrix of layer 1 of
 # the disentangled network (inputs `[onehot(token), onehot(position)]`, scores
 # `h_i^T A h_j`). After the layer, the positional half of the head's output at position
-# `i > kmax` must hold `ptil[i, k]` in slot `i - k` (1-based) and zeros elsewhere. Checked
-# at `lam = 50` to 1e-8 on the worked example (`T = 10`) and on three sequences each of five
-# lag sets drawn afresh (one lag, `kmin > 1`, `T = kmax + 1`, `T` up to 40).
+# `i > kmax` must hold `ptil[i, k]` in slot `i - k` (1-based) and zeros elsewhere. Score as
+# the chapter does: position block `+lam` where `i - j` is a lag, `-lam` elsewhere. Checked
+# to 1e-8 against the chapter's layer at `lam = 50` on the worked example (`T = 10`) and on
+# three sequences each of five lag sets drawn afresh (one lag, `kmin > 1`, `T = kmax + 1`,
+# `T` up to 40), each at a `lam` from 2 to 12, where the layer still leaks a little.
 
 # %%
 def layer1_matrix(P, lags, T, lam):
@@ -112,8 +114,9 @@ check('10.3', layer2_masks)
 # the position block (query and key), `B` goes between each head's `phat` (rows, query side)
 # and its `mhat` (columns, key side). The checker compares layer 3's scores at the candidate
 # keys `i + 1 - k` with `lam + beta * sum_h mean ptil` from query `2 kmax + K - 1` on, and the
-# outputs with the reference (`lam = 500`, `beta = 7`), on the worked example and on two
-# sequences each of five contiguous lag sets drawn afresh, the last with `T` from 150 to 300.
+# outputs with the reference, on the worked example (`lam = 500`, `beta = 7`) and on two
+# sequences each of five contiguous lag sets drawn afresh, the last with `T` from 150 to 300,
+# each with its own `lam` (100 to 1,000) and `beta` (1 to 20).
 # The package's construction is switched off while this puzzle is checked.
 
 # %%
@@ -152,9 +155,10 @@ check('10.5', answer)
 # write `single_head_blocks(lags, T, beta)` returning `(mask2, B)`: the `(T, T)` sign mask of
 # the one layer-2 head (runs of `D` tokens then gaps of `D`, after the warm-up) and the
 # `(T, T)` layer-3 block whose rows are the query's position and columns the key's `phat`
-# slots, entries `0`, `+beta` or `-beta` (`beta = 10`). Checked on lags {2, 5} at `T = 40`,
-# then on five pairs drawn afresh, one for each `D` from 1 to 5, and one more with `T` from
-# 150 to 300: the paper's rule with `(a - b - 1)` is not general.
+# slots, entries `0`, `+beta` or `-beta`. Checked on lags {2, 5} at `T = 40` (`beta = 10`),
+# then on five pairs drawn afresh, one for each `D` from 1 to 5, and two more with `T` from 45
+# to 149 and from 150 to 300, each with a `beta` from 1 to 30: the paper's rule with
+# `(a - b - 1)` is not general.
 
 # %%
 def single_head_blocks(lags, T, beta):

@@ -185,9 +185,11 @@ print('query column / 1e8:', layer['Q'][0, :, 0] / 1e8, '| key column:', layer['
 # ## Puzzle 8.4 · A loader for compact programs
 #
 # `ast.literal_eval` already refuses anything that is not a literal, so it never runs code;
-# what the book's loader lacks is defaults and checks. The answer below fills the defaults,
-# reshapes empty arrays, refuses unknown keys and a `block_size` that contradicts `pos_emb`,
-# and lets `taotp.validate_params` reject every other malformed result. (The package's
+# what the book's loader lacks is defaults and checks. The answer below refuses any value
+# that is not a dict, a list or a number (NumPy would read the string `"1.5"` as 1.5, and
+# `True` as 1), fills the defaults, reshapes empty arrays, refuses unknown keys and a
+# `block_size` that contradicts `pos_emb`, and lets `taotp.validate_params` reject every
+# other malformed result. (The package's
 # `taotp.load_program` does the same with its own parser, which also reports line numbers; it
 # is the book's answer, so the checker switches it off while yours runs.)
 
@@ -195,9 +197,20 @@ print('query column / 1e8:', layer['Q'][0, :, 0] / 1e8, '| key column:', layer['
 import ast
 
 
+def numbers_only(value):
+    """Raise unless ``value`` holds only dicts, lists and numbers (a bool is not one)."""
+    if isinstance(value, dict):
+        return [numbers_only(v) for v in value.values()]
+    if isinstance(value, list):
+        return [numbers_only(v) for v in value]
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise ValueError(f'{value!r} is not a number')
+
+
 def my_compile(text):
     """TAOTP text -> params dict, with defaults for omitted fields."""
     tree = ast.literal_eval(text)
+    numbers_only(tree)
     if not isinstance(tree, dict) or 'tok_emb' not in tree:
         raise ValueError('a program is a dict with at least "tok_emb"')
     unknown = set(tree) - {'tok_emb', 'pos_emb', 'out_emb', 'layers', 'lnf', 'block_size'}

@@ -5,7 +5,7 @@ worker, judged in the judge process.
 
 | id | what is checked (solved means) | wrong answers and cheats tried (each a test below) |
 |---|---|---|
-| 2.1 | `build(V)` for the notebook's V = 1, 2, 3, 4, 11, 40, 64, 100, 257, 1000 and 2 sizes drawn afresh from 5..1000: 0 layers, an all-zero pos_emb, at most 3 V other parameters (counted on the plain copy of the arrays, lists included), and every token is repeated (one prompt per token, prompts drawn afresh: with no layers and no positions nothing else reaches the output), also over a windowed decode | tokens on a circle spaced for 64; an untied out_emb given as lists (6 V); a 2-D circle; a non-zero pos_emb; a zero layer |
+| 2.1 | `build(V)` for the notebook's V = 1, 2, 3, 4, 11, 40, 64, 100, 257, 1000, 2 sizes drawn afresh from 5..1000, one from 1,001..2,048 and one from 2,049..4,096 (256 of its tokens; round 17: a repeater capped at 2,048 passed): 0 layers, an all-zero pos_emb, at most 3 V other parameters (counted on the plain copy of the arrays, lists included), and every token is repeated (one prompt per token, prompts drawn afresh: with no layers and no positions nothing else reaches the output), also over a windowed decode | tokens on a circle spaced for 64; an untied out_emb given as lists (6 V); a 2-D circle; a non-zero pos_emb; a zero layer |
 | 2.2 | the repeater at the same sizes with at most V non-zeros (`toolkit.budget`), and Hello World printed (message tokenizer, or one giving every symbol its own id) with at most 11 + 13 = 24 non-zeros | a pos_emb whose memory is zero but whose reads hold 143 non-zeros; a tokenizer giving every symbol one id, so that "printing" is 2 2 2 ...; 550 extra non-zeros in list-valued weights; one-hot up to 64 dimensions only; the dense repeater; the book's Hello World |
 | 2.3 | a trained (or any) program prints "Hello World!" then <eos> from <bos>; its size is reported; checker in taotp.exercises.training_checks, tested in test_training_puzzles.py | untrained weights |
 | 2.4 | pos_emb all zero (one table) and 'Hel Word!' then `<eos>` from `<bos>` | a pos_emb whose memory is zero but whose reads are the book's positions; the book's program; two output rows swapped |
@@ -365,14 +365,15 @@ def test_1_a_builder_right_only_at_the_named_sizes_fails(puzzle, make):
     fails(puzzle, make(), 'a size drawn afresh for this check')
 
 
-def up_to_1024(vocab_size, sparse=False):
-    """Round 10: right for every vocabulary up to 1,024 tokens, wrong above (token t + 1024
-    shares token t's row): a circle at a fixed step, or one-hot rows of at most 1,024."""
+def up_to_1024(vocab_size, sparse=False, top=1024):
+    """Round 10: right for every vocabulary up to 1,024 tokens (or ``top``), wrong above
+    (token t + top shares token t's row): a circle at a fixed step, or one-hot rows of at
+    most ``top``."""
     if sparse:
-        p = taotp.base_params(vocab_size, 4, min(vocab_size, 1024))
-        p['tok_emb'] = p['out_emb'] = np.eye(min(vocab_size, 1024))[np.arange(vocab_size) % 1024]
+        p = taotp.base_params(vocab_size, 4, min(vocab_size, top))
+        p['tok_emb'] = p['out_emb'] = np.eye(min(vocab_size, top))[np.arange(vocab_size) % top]
         return p
-    angle = 2 * np.pi / 1024 * np.arange(vocab_size)
+    angle = 2 * np.pi / top * np.arange(vocab_size)
     plane = np.array([[1.0, -1.0, 0.0], [1.0, 1.0, -2.0]]) / np.sqrt([[2.0], [6.0]])
     p = taotp.base_params(vocab_size, 16, 3)
     p['tok_emb'] = p['out_emb'] = np.stack([np.cos(angle), np.sin(angle)], 1) @ plane
@@ -382,6 +383,7 @@ def up_to_1024(vocab_size, sparse=False):
 @pytest.mark.parametrize('puzzle, make', [
     ('2.1', lambda: up_to_1024),
     ('2.2', lambda: (lambda v: up_to_1024(v, sparse=True), answer('2.2')[1])),
+    ('2.1', lambda: lambda v: up_to_1024(v, top=2048)),        # round 17: 2,048 was the top
 ])
 def test_1_a_builder_right_only_up_to_1024_tokens_fails(puzzle, make):
     fails(puzzle, make(), 'a size drawn afresh for this check')

@@ -6,7 +6,7 @@ worker process, judged in the judge process on cases drawn afresh for each check
 | id | what is checked (solved means) | plausible wrong answers (each a test below) |
 |---|---|---|
 | 5.1 | a program with vocabulary >= 33, block >= 64, 1 layer and d_model <= 6 (measured on the submitted arrays) greedily sorts 2,504 inputs over 1..32: the 8 of `ch05.visible_cases('5.1')`, every ordered pair, the full set shuffled, the crowded end, 1,500 random subsets of every size | the book's Sort at 33 and at 28; a second layer; a block of 40 |
-| 5.2 | a program with vocabulary >= 1,000,000, block >= 32 and d_model <= 8 gives the minimum at the last position of 310 inputs of lengths 1, 2, 3, 5, 8, 16, 31, 32: all equal (at 0, in the middle, at the top), the minimum first or last, neighbours at both ends and in the middle, powers of two and their neighbours, the minimum and the next token in each sixteenth of the vocabulary, random rows with half of their values among the 20 smallest and largest tokens | the book's Min at a million (off by one) and at 1,000 |
+| 5.2 | a program with vocabulary >= 1,000,000, block >= 32 and d_model <= 8 gives the minimum at the last position of 406 inputs of every length from 1 to 32 (at lengths 1, 2, 3, 5, 8, 16, 31, 32 all the patterns, at the others the minimum first, last and 2 random rows): all equal (at 0, in the middle, at the top), the minimum first or last, neighbours at both ends and in the middle, powers of two and their neighbours, the minimum and the next token in each sixteenth of the vocabulary, random rows with half of their values among the 20 smallest and largest tokens | the book's Min at a million (off by one) and at 1,000 |
 | 5.3, 5.5 | no checker (reflections; worked answers in the solutions notebook) | - |
 | 5.4 | a program with vocabulary >= 1,000, block >= 64 and d_model <= 2,048 sorts up to 30 distinct numbers of 1..999: the 6 visible cases, runs of neighbours that put every number and every pair of neighbours in some input, 25 random inputs | powerpoints on a large vocabulary; too small a vocabulary |
 | 5.6 | a program with vocabulary >= 16 and block >= 24 sorts 793 multisets of 1-12 numbers of 1..15: the 13 visible cases, every number with every count of copies, 600 random multisets | Sort without repeats |
@@ -23,6 +23,7 @@ Red team (the issue's classes of attack; each row is a test below):
 | 3 a Python oracle in ndarray subclasses; a wide sorter shown as a 1-layer d_model-6 program by a dict subclass | 5.1, 5.2, 5.4, 5.6, 5.7 | the worker sends back plain arrays and the dict's real storage only (``wire``) |
 | 4 the package's own Sorts of Chapter 12: the compact design at 33 with t0 = 1 (fits 5.1's budget), the bits design at 1,000 (solves 5.4), also rotated, rescaled, cast to float32, padded with a constant dimension; the shipped 5.8 program | 5.1, 5.4, 5.6 | the token table's shape is recognised (``ch05._is_compact_sort``, ``ch05._is_bits_sort``) and refused; the trained 5.8 program cannot sort repeats; the bits design with its code ranks shifted by 1,500 or with 32-bit codes (round 4), a vector moved from the position rows to the token rows, or unread dimensions of noise (round 5) are refused too: ``_is_bits_sort`` takes the rows as layer norm sees them at position 0, on the dimensions some layer reads, and looks for cosines on a few equally spaced levels (Hamming distances), not for the package's ranks; a constant pair blown up so that every row is nearly parallel (round 7) is refused too: the squared distances are taken after the part all rows share is removed; **not refused** (round 5): plain unbalanced binary codes with two balancing columns the heads read, on the package's layer re-based (a disguised copy, CONTRIBUTING); (round 12) the bits design with three extra dimensions holding a zero-mean circle point per token, read by the layers: read by 1e-300, weighing dimensions by how strongly they are read would refuse it, but read at a tenth of the code's strength the circle hides the levels and the design still sorts, and weighing lost the 5,000-number design, so the geometry test stays as it is and this stays on the reader's honour (the statement says so) |
 | 6 a Min program exact except for minima between 300,000 and 400,000 (random rows rarely have a minimum there) | 5.2 | the minimum and the next token in each sixteenth of the vocabulary, on every check |
+| 6 a Min program that finds the maximum at every length but 1, 2, 3, 5, 8, 16, 31 and 32 (round 17) | 5.2 | every length from 1 to 32 is tried |
 | 6 a sorter that swaps two neighbouring numbers only when both are present | 5.4 | runs of neighbours reach every pair of neighbours |
 
 The contract every checker keeps (the reference passes, garbage is reported, loops are
@@ -114,6 +115,18 @@ def test_5_2_rejects_the_book_min_at_a_million_without_naming_the_minimum():
     assert 'expected' not in result.message
     fails('5.2', taotp.build_min_transformer(1000, 32), 'at least 1,000,000 tokens',
           'got vocab_size 1,000')
+
+
+def test_5_2_tries_every_length():
+    """Red team, round 17 (class 6): a Min right at lengths 1, 2, 3, 5, 8, 16, 31 and 32 (the
+    only ones tried then) that finds the maximum at every other length passed."""
+    shown = (1, 2, 3, 5, 8, 16, 31, 32)
+    others = [n - 1 for n in range(1, 33) if n not in shown]
+    right = min_turned_at([])
+    x = np.array([[500, 7, 900_000, 12]])
+    assert taotp.last_token_argmax(x, right).tolist() == [7]
+    assert taotp.last_token_argmax(x, min_turned_at(others)).tolist() == [900_000]
+    fails('5.2', min_turned_at(others), 'the input of 4 tokens', 'which is not right')
 
 
 def test_5_4_rejects_powerpoints_on_a_large_vocabulary():
@@ -210,6 +223,23 @@ def band_collapsed_min():
     table = np.array(p['tok_emb'])
     table[300_000:400_000] = table[300_000]
     return dict(p, tok_emb=table, out_emb=table)
+
+
+def min_turned_at(positions, vocab=1_000_000, block=32):
+    """A Min of d_model 6 (tokens on an arc, a query from the position block) whose query
+    turns by pi, and so finds the maximum, at the query ``positions``."""
+    p = taotp.base_params(vocab, block, 6)
+    p['tok_emb'][:, :3] = taotp.pos_enc_3d(np.linspace(0.1, np.pi - 0.1, vocab))
+    turned = np.isin(np.arange(block), positions)
+    p['pos_emb'][:, 3:] = taotp.pos_enc_3d(np.where(turned, np.pi, 0.0))
+    p['out_emb'] = p['tok_emb']
+    layer = taotp.base_layer(1, 6, 0, 1)                          # 1 head of width 1, no MLP
+    layer['Q'][0, 3:, 0] = 1e9 * taotp.pos_enc_3d(0.0) / 3       # scores 1e9 cos(theta) / 3
+    layer['K'][0, :3, 0] = taotp.pos_enc_3d(0.0) / 3
+    layer['V'], layer['P'] = np.zeros((1, 6, 3)), np.zeros((1, 6, 3))
+    layer['V'][0, :3], layer['P'][0, :3] = np.eye(3), 1e9 * np.eye(3)
+    p['layers'].append(layer)
+    return p
 
 
 def wide_shown_narrow():

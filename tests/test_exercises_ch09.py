@@ -11,12 +11,12 @@ the exercise notebook prints show an expected value.
 | 9.3 | `bilevel_ids` on 42 problems, offsets (1, 1) and random; `coupled_ids` and its engine `formats._CoupledIds` switched off | the response coupled with the same number; the engine of `coupled_ids` |
 | 9.4 | `multiplication_sequence` on 40 products (4 of them with factors of up to 12 digits: round 15, none over 6 was tried) | level 3 without the shift |
 | 9.5 | `keys(operands, index)` at every response position of 21 problems | the same level-2 ID instead of one smaller |
-| 9.6 | `cube(D, k)`: every code for D <= 6; for 4 widths up to D = 24 the ends, every one-bit and one-zero code and 8 random ones (round 15: 3 codes per width let a code reversed only for k - 1 a power of two pass) | the binary of k; NaN |
+| 9.6 | `cube(D, k)`: every code for D <= 6; for 4 widths up to D = 32 the ends, every one-bit and one-zero code, one code with each other count of bits set and 8 random ones (round 15: 3 codes per width let a code reversed only for k - 1 a power of two pass; round 17: one wrong only with two bits set passed past D = 16) | the binary of k; NaN |
 | 9.7 | `head1(P1, P2, lam)`, run by the book's attention (1/sqrt(k)), PRE_SUM within 0.01 of the chapter's head on 24 problems, 4 sizes, lam in [2.5, 30] | NEXT on the key side; one size for all; a fixed scale; no sqrt(k) fold (the old statement); wrong shapes |
 | 9.8 | `carry_out` on all 38 (pair sum, written digit) pairs | carry = pair sum >= 10; values that never convert or compare |
 | 9.9 | weights of <= 2 ReLUs: the right token kind at every response position of 35 problems | a function; the package's 3 units; EOS from PRE_EOS alone; wrong at an 8-digit size |
 | 9.10 | weights of <= 80 ReLUs, exactly one-hot with PRE_SUM anywhere up to 0.15 off, all 722 intervals checked whole (both ends and every kink: the output is piecewise linear) | a function; 81 units; NUM dropped; narrow plateaus; NaN; the package's units (offset 0.21); round 12: robust trapezoids in 76 units and a 2e-4-wide notch in a plateau (3 spare units), which passed about 95 % of the sampled checks |
-| 9.11 | `build(n, m)`: 1 layer, 4 heads, 83 ReLUs, d = 19 + 2 P1 + 2 P2, exact without norms on 43 problems of (8, 8), (3, 12), (1, 1) and one fresh size | a Python adder object; the package's builder; extra layer, head, width, ReLU; one size for all; lam = 0.5; the PreLN port |
+| 9.11 | `build(n, m)`: 1 layer, 4 heads, 83 ReLUs, d = 19 + 2 P1 + 2 P2, exact without norms on the problems of (8, 8), (3, 12), (1, 1), one fresh size up to (7, 12) and one up to (30, 30) (round 17: none between) | a Python adder object; the package's builder; extra layer, head, width, ReLU; one size for all; lam = 0.5; the PreLN port |
 | 9.12 | `size(n, m)` on 45 sizes (the book's five, boundaries drawn afresh, up to 10^6) | the paper's P1 (hint); P2 = ceil(log2 m); a lookup of known sizes |
 | 9.13 | operands (<= 20 x 20 digits) where the paper's condition holds and the literal width fails | ell a power of two; operands that work; too many |
 | 9.14 | (operands, lam) exact at lam, not at lam - 0.25, on the 0.25 grid | not the smallest; not exact; off the grid; a bool |
@@ -24,7 +24,7 @@ the exercise notebook prints show an expected value.
 | 9.16 | a 1-layer PreLN program: exact parities and EOS on 27 strings of 1-100 bits | no EOS; a short table; a second layer; the adder |
 | 9.17 | `needed(operands, j)` on every digit of 20 problems | one key only |
 | 9.18 | `counts(n, m)` on 21 sizes up to 10^9, builders switched off | the readout counted as tied; a lookup; the package's builder |
-| 9.19 | `port(n, m)`: 1 layer, 4 heads, exact through the layer norms for (4, 4) and a fresh size | the norm-free weights; one table; a broken readout; extra layer or head; the package's port |
+| 9.19 | `port(n, m)`: 1 layer, 4 heads, exact through the layer norms for (4, 4), a fresh size up to (3, 3) (round 17: none below (4, 4) was built) and one up to (30, 30) | the norm-free weights; one table; a broken readout; extra layer or head; the package's port |
 
 Red team (attacks written from the checker source alone; each row says why it fails now, or
 that it does not, and why that is accepted):
@@ -229,6 +229,9 @@ def test_9_3_to_9_6_reject_plausible_mistakes():
     right = answer('9.6')                 # round 15: wrong only on one-bit codes past D = 6
     fails('9.6', lambda D, k: right(D, k)[::-1] if D >= 7 and (k - 1) & (k - 2) == 0 else
           right(D, k), 'which is not right')
+    flipped = lambda D, k: -right(D, k) if D >= 7 and bin(k - 1).count('1') == 2 else \
+        right(D, k)                       # round 17: wrong only with two bits set past D = 16
+    fails('9.6', flipped, 'which is not right')
 
 
 # ----------------------------------------------------------------------------- 9.7 - 9.10 pieces

@@ -9,11 +9,11 @@ what the answer gave, never what was due.
 | id | what is checked (solved means) | wrong answers tried (each a test below) |
 |---|---|---|
 | 10.1 | `lag_posterior(P, lags, x)` equals the Bayesian posterior to 1e-9 after every prefix of the worked example and 12 fresh sequences (one lag, kmin > 1, T = kmax + 1, T = 1000, S 2-6); the package's posterior, likelihoods and log-probabilities switched off Round 15: lags up to 16 at T from 201 to 999 are drawn too (neither was). | sums starting at each lag's own k; unnormalised; products instead of logs (underflow at T = 1000); one term short |
-| 10.2 | `layer1_matrix(P, lags, T, lam)`: layer 1 stores ptil[i, k] in slot i - k for every i > kmax (1e-8) on 16 sequences over the example and 5 fresh lag sets; the package's construction switched off | log P not transposed; the band shifted by one; P instead of log P; a soft lam; NaN outputs |
+| 10.2 | `layer1_matrix(P, lags, T, lam)`: layer 1 equals the chapter's (+-lam on the positions) to 1e-8 for every i > kmax on 16 sequences over the example (lam = 50: ptil[i, k] in slot i - k) and 5 fresh lag sets, each at a lam from 2 to 12 (round 17: lam was always 50, and an answer that ignored it passed); the package's construction switched off | log P not transposed; the band shifted by one; P instead of log P; a soft lam; NaN outputs |
 | 10.3 | `layer2_masks(lags, T)`: at most K sign masks (the budget) for lags {1,2,3,4} at T = 40 and 4 fresh contiguous sets: at every query from 2 kmax each token after the warm-up is averaged by exactly one head, uniformly, with no slot shared in a head; construction and `plan_heads` switched off Round 15: one T from 49 to 149 too (10.4: 41 to 149, 10.6: 45 to 149). | one head for all; period 3; a residue left out; K + 1 masks; non-sign values |
-| 10.4 | `layer3_blocks(lags, T, lam, beta)`: layer-3 scores at the candidates equal lam + beta sum_h mean ptil, outputs equal the reference, on 9 sequences (example and 4 fresh contiguous sets) | the identity block; the wrong shift; the unshifted band |
+| 10.4 | `layer3_blocks(lags, T, lam, beta)`: layer-3 scores at the candidates equal lam + beta sum_h mean ptil, outputs equal the reference, on the example (lam = 500, beta = 7) and fresh contiguous sets, each with a lam from 100 to 1,000 and a beta from 1 to 20 (round 17: both were fixed) | the identity block; the wrong shift; the unshifted band |
 | 10.5 | a period and residue classes for {3, 5, 7} with at most 3 heads (the budget) that split every residue and pass the rule, the network equal to the analytic predictor, and the reason {1, 3, 4} fails with period 3 (a salted digest) | a colliding period; 5 heads; residues left out; one class; the wrong reason; "b" in lower case (accepted) |
-| 10.6 | `single_head_blocks(lags, T, beta)` for one head (the budget): candidate scores to 1e-9 and outputs equal the reference, on 11 sequences ({2, 5} and 5 fresh pairs, D = 1 to 5, one where the paper's rule fails) | the paper's (a - b - 1) rule; the paper's 0 instead of -lam; the package's block |
+| 10.6 | `single_head_blocks(lags, T, beta)` for one head (the budget): candidate scores to 1e-9 and outputs equal the reference, with a beta from 1 to 30 per fresh case (round 17: beta was always 10), on the sequences ({2, 5} and 5 fresh pairs, D = 1 to 5, one where the paper's rule fails) | the paper's (a - b - 1) rule; the paper's 0 instead of -lam; the package's block |
 | 10.7 | `how_hard(P, T)`: the smallest integer lam of the definition on S = 5, T = 128 and 7 fresh (P, T) pairs, T from 2 to 100000, a T repeated with another P Round 15: S from 2 to 16 (was 2 to 8). | no factor 2; no pmax/pmin; 4.5; values that never convert (stopped) or never compare (read as numbers) |
 | 10.8 | `one_head_budget(T, lags, beta_c)`: the count (the package's design) and Prop. 1's beta (checked by running Proposition 1 against the K-head network at balanced queries) on the chapter's example and 8 fresh cases, T at every residue modulo K Round 15: kmin from 2 to 8 (was 2 to 4). | every token counted; the paper's fraction; beta_c unscaled; a NaN beta |
 
@@ -107,12 +107,17 @@ def test_drawn_cases_cover_what_the_docstrings_promise():
         far.add(max(kinds[12][1]))                         # ... and lags up to 16
         assert all(lags == tuple(range(lags[0], lags[-1] + 1)) and T >= 2 * lags[-1] + 2
                    for _, lags, T, _ in ch10.mask_cases(seed))
-        Ds = sorted(lags[1] - lags[0] for _, lags, _, _ in ch10.pair_cases(seed)[:5])
+        Ds = sorted(lags[1] - lags[0] for _, lags, *_ in ch10.pair_cases(seed)[:5])
         assert Ds == [1, 2, 3, 4, 5]
         for cases in (ch10.mask_cases(seed), ch10.pair_cases(seed), ch10.selection_cases(seed)):
             assert 150 <= cases[-1][2] <= 300 and 41 <= cases[-2][2] <= 149    # round 15
-            assert all(T <= 48 for _, _, T, _ in cases[:-2])
-        assert any((lags[0] - 1) % (lags[1] - lags[0]) for _, lags, _, _ in ch10.pair_cases(seed))
+            assert all(T <= 48 for _, _, T, *_ in cases[:-2])
+        assert any((lags[0] - 1) % (lags[1] - lags[0]) for _, lags, *_ in ch10.pair_cases(seed))
+        # round 17: lam and beta are drawn per case (an answer that ignored them passed)
+        assert all(2 <= lam <= 12 for *_, lam in ch10.layer1_cases(seed))
+        assert all(100 <= lam <= 1000 and 1 <= beta <= 20
+                   for *_, lam, beta in ch10.selection_cases(seed))
+        assert all(1 <= beta <= 30 for *_, beta in ch10.pair_cases(seed))
         budget = ch10.budget_cases(seed)
         assert len(budget) == 8 and len({T % len(budget[0][1]) for T, _, _ in budget[:4]}) \
             == len(budget[0][1])
@@ -176,6 +181,12 @@ def layer1_P_not_log(P, lags, T, lam):
 
 def layer1_soft(P, lags, T, lam):
     return REF['10.2'](P, lags, T, 1.0)
+
+
+def layer1_plus_lam_or_zero(P, lags, T, lam):    # right as lam grows, not the chapter's layer
+    A = REF['10.2'](P, lags, T, lam)
+    A[len(P):, len(P):] = np.maximum(A[len(P):, len(P):], 0)
+    return A
 
 
 def layer1_overflow(P, lags, T, lam):             # every stored slot NaN after the softmax
@@ -269,6 +280,12 @@ WRONG = [
     ('10.2', layer1_P_not_log, 'lags = [1, 2, 3], S = 3'),
     ('10.2', layer1_soft, 'your layer stores'),
     ('10.2', layer1_overflow, 'your layer stores'),
+    ('10.2', layer1_plus_lam_or_zero, 'layer1_cases(', 'at a small lam the layer leaks'),
+    # round 17: answers that ignore the hardening constants they are given
+    ('10.2', lambda P, lags, T, lam: REF['10.2'](P, lags, T, 50.0), 'layer1_cases('),
+    ('10.4', lambda lags, T, lam, beta: REF['10.4'](lags, T, 500.0, beta), 'score lam +'),
+    ('10.4', lambda lags, T, lam, beta: REF['10.4'](lags, T, lam, 7.0), 'score lam +'),
+    ('10.6', lambda lags, T, beta: REF['10.6'](lags, T, 10.0), 'score lam +'),
     ('10.3', masks_one_head, 'share slot'),
     ('10.3', masks_period_3, 'share slot'),
     ('10.3', masks_skip_a_residue, 'no head attends to token(s)'),
@@ -446,16 +463,20 @@ def test_a_table_of_the_packages_masks_and_blocks_for_small_t_does_not_pass():
 
 def test_a_table_of_the_packages_blocks_for_small_t_does_not_pass():
     """Red team, round 5 (class 3): the package's blocks tabulated in the kernel for every
-    contiguous lag set and T <= 44, shipped as data; the last drawn case has T >= 150."""
+    contiguous lag set and T <= 44, shipped as data (at lam = beta = 1, scaled by the lam and
+    beta asked for); the last drawn case has T >= 150."""
     table = {}
     for kmin in range(1, 5):
         for K in range(1, 7):
             lags = tuple(range(kmin, kmin + K))
             for T in range(2 * lags[-1] + K + 2, 45):
-                table[lags, T] = REF['10.4'](lags, T, ch10.LAM, ch10.BETA_4)
-    table[tuple(sel.example.LAGS), 10] = REF['10.4'](sel.example.LAGS, 10, ch10.LAM, ch10.BETA_4)
-    fails('10.4', lambda lags, T, lam, beta: table[tuple(int(k) for k in lags), int(T)],
-          'case 4 of ch10.selection_cases(')
+                table[lags, T] = REF['10.4'](lags, T, 1.0, 1.0)
+    table[tuple(sel.example.LAGS), 10] = REF['10.4'](sel.example.LAGS, 10, 1.0, 1.0)
+
+    def tabulated(lags, T, lam, beta):
+        band, B = table[tuple(int(k) for k in lags), int(T)]
+        return lam * band, beta * B
+    fails('10.4', tabulated, 'case 4 of ch10.selection_cases(')
 
 
 @pytest.mark.parametrize('puzzle', sorted(PACKAGE_ANSWERS))

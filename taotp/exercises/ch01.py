@@ -14,9 +14,9 @@ from ..model import causal_mask, layer_norm, mlp, self_attn, softmax
 from ..params import params_difference
 from . import toolkit as tk
 # the programs the checkers run; the notebooks name them as taotp.exercises.ch01.<name>
-from .ch01_programs import (FRESH_VOCABS, SCOPE, SHAPES, case_programs,  # noqa: F401
-                            fresh_sampling_program, random_program, sampling_program,
-                            token_copier)
+from .ch01_programs import (COLD_VOCABS, FRESH_VOCABS, SCOPE, SHAPES,  # noqa: F401
+                            case_programs, fresh_sampling_program, long_program,
+                            random_program, sampling_program, token_copier)
 from .draws import ALPHA, BINS, freedman_margin, hoeffding_margin, martingales, tests_for
 from .registry import Puzzle, checker
 from .result import Finding, Passed
@@ -40,14 +40,18 @@ def _first_difference(got, want):
     return f'your token at position {k} ({got[k]}) is not the argmax there'
 
 
-def _same_tokens(decoder, on, prompt, params, args, hint='', **options):
+def _same_tokens(decoder, on, prompt, params, args, hint='', naive=True, **options):
     """``decoder(prompt, params, *args)`` must give the tokens of the naive
-    ``decode(prompt, params, **options)``, computed after the answer returned."""
+    ``decode(prompt, params, **options)`` (the package's cache where ``naive`` is False: long
+    runs), computed after the answer returned.  ``on`` names the case; a long prompt is the
+    result's ``.counterexample``."""
     got = tk.tokens(tk.call(decoder, np.array(prompt), params, *args, what='your decode', on=on),
                     'your decode output')
-    want = decode(prompt, params, cache=False, **options).tolist()
+    want = decode(prompt, params, cache=not naive, **options).tolist()
     if got != want:
-        raise tk.wrong(on, got, _first_difference(got, want) + hint)
+        on, shown = (on, got) if len(prompt) <= 64 else \
+            (f'{on}; after the prompt', got[len(prompt):])
+        raise tk.wrong(on, shown, _first_difference(got, want) + hint, list(prompt))
 
 
 # ----------------------------------------------------------------------------- 1.3
@@ -76,19 +80,21 @@ def _decode_cases(params, rng):
     return cases
 
 
-def _long_prompt_case(decode_fast, rng):
+def _long_prompt_case(decode_fast, rng, block=64, length=(40, 61), back=32):
     """A prompt of 40 to 60 tokens on the copier of a position from 1 to 32 or more before its
-    end (round 13: a cache that kept position 0 and the last 31 passed the copier of 0)."""
-    vocab, block, length = int(rng.integers(3, 9)), 64, int(rng.integers(40, 61))
-    position, token = int(rng.integers(1, length - 32)), int(rng.integers(0, vocab))
+    end (round 13: a cache that kept position 0 and the last 31 passed the copier of 0); or
+    of a ``length`` drawn from that range, ``back`` or more before its end."""
+    vocab, length = int(rng.integers(3, 9)), int(rng.integers(*length))
+    position, token = int(rng.integers(1, length - back)), int(rng.integers(0, vocab))
     prompt = rng.choice(np.delete(np.arange(vocab), token), length)   # the token once only
     prompt[position] = token
     prompt = prompt.tolist()
+    shown = f'prompt {prompt}' if length <= 64 else f'a prompt of {length} tokens'
     on = (f'token_copier({vocab}, {block}, {position}) (it repeats the token at position '
-          f'{position}), prompt {prompt}, max_steps {block - length}')
+          f'{position}), {shown}, max_steps {block - length}')
     _same_tokens(decode_fast, on, prompt, token_copier(vocab, block, position),
                  (block - length, None), '; does your cache keep every position?',
-                 max_steps=block - length)
+                 naive=length <= 64, max_steps=block - length)
 
 
 def _work_run(decode_fast, rng):
@@ -147,6 +153,8 @@ def check_1_3(decode_fast):
             cases += 1
     rng = tk.fresh_rng()
     _long_prompt_case(decode_fast, rng)
+    block = int(10 ** rng.uniform(np.log10(700), np.log10(2048)))   # round 17: a ring of 640
+    _long_prompt_case(decode_fast, rng, block, (block - 40, block - 15), 660)   # passed
     steps, yours, cache = _work_run(decode_fast, rng)
     if yours > WORK_RATIO * cache + 0.05:
         raise Finding(f'tokens right, but a fresh {steps}-step run took your decode {yours:.2f} s '
@@ -155,8 +163,9 @@ def check_1_3(decode_fast):
                       f'computed instead of recomputing it')
     return Passed(f'the naive loop\'s tokens on {cases} cases over {SCOPE}, incl. full blocks, '
                   f'0 steps and an early eos, and on a prompt of 40 to 60 tokens whose token at a '
-                  f'position drawn 32 or more before its end is read at every step; a run of '
-                  f'500 to 600 steps on a fresh program with '
+                  f'position drawn 32 or more before its end is read at every step, and the '
+                  f'same at a block of 700 to 2,048 with the position 660 or more before the '
+                  f'end; a run of 500 to 600 steps on a fresh program with '
                   f'd_model 128 took at most {WORK_RATIO:g}x the CPU time of the package\'s own '
                   f'cache; no call to the package\'s decoders or forward pass')
 
@@ -182,13 +191,15 @@ REFUSE_1_4 = {**EXTRAS_OFF,
 def check_1_4(transformer_at):
     """``transformer_at(tokens, tok_emb, pos_emb, out_emb, layers, lnf)``: the logits, to 1e-9."""
     checked, seed = 0, tk.fresh_seed()
-    for name, params, rng in _fresh_cases(0, seed=seed):
+    long = (f'long_program({seed}) (a block of 65 to 400)', long_program(seed),
+            np.random.default_rng([seed, 1]))
+    for name, params, rng in [*_fresh_cases(0, seed=seed), long]:
         vocab, block = len(params['tok_emb']), len(params['pos_emb'])
         inputs = [np.array([vocab - 1]), rng.integers(0, vocab, size=block),
                   rng.integers(0, vocab, size=int(rng.integers(2, block))),
                   np.arange(block) % vocab]
         for tokens in inputs:
-            on = f'{name}, tokens {tokens.tolist()}'
+            on = f'{name}, tokens {tk.short(tokens.tolist(), 200)}'
             got = tk.call(transformer_at, tokens, what='your transformer', on=on, **params)
             if got is None:
                 raise Finding('your transformer returned None (starter code not filled in yet?)')
@@ -199,10 +210,11 @@ def check_1_4(transformer_at):
                 row = int(np.argmax(np.abs(got - want).max(-1)))
                 raise tk.wrong(on, got[row, :3].round(4), f'row {row} of your logits is off '
                                f'by {err:.1e} (relative); compare layer by layer with '
-                               f'taotp.trace on case_programs({seed})')
+                               f'taotp.trace on {name.split(" (")[0]}')
             checked += 1
     return Passed(f'logits equal the book\'s to 1e-9 on {checked} inputs (1 token to a full '
-                  f'block) over {SCOPE}; no einsum and no call into the package\'s forward pass')
+                  f'block) over {SCOPE}, and on one of block 65 to 400; no einsum and no call '
+                  f'into the package\'s forward pass')
 
 
 # ----------------------------------------------------------------------------- 1.6
@@ -270,10 +282,12 @@ def check_1_6(sample_decode):
     program_seed = tk.fresh_seed()
     cases = [('taotp.exercises.ch01.sampling_program()', params, prompt, steps, t)
              for t in temps] + [
-        (f'taotp.exercises.ch01.fresh_sampling_program({program_seed}{cold})',
-         *fresh_sampling_program(program_seed, bool(cold))) for cold in ('', ', cold=True')]
-    # 3) the law of every step; 4) calibration and the score of T (``draws.martingales``)
-    tests = tests_for(len(cases), 14, max(FRESH_VOCABS))       # the most a fresh one has
+        (f'taotp.exercises.ch01.fresh_sampling_program({program_seed}{how})',
+         *fresh_sampling_program(program_seed, T)) for how, T in (('', False),
+                                                                  (f', cold={cold:g}', cold))]
+    # (the cold one at the greedy check's T: a sampler greedy below any T above it is wrong
+    # there); 3) the law of every step; 4) calibration and the score of T (``draws``)
+    tests = tests_for(len(cases), 12, COLD_VOCABS[1])          # the most a fresh one has
     per_step, sums = hoeffding_margin(n, tests), []
     for name, params, prompt, steps, temperature in cases:
         vocab, pooled = len(params['tok_emb']), hoeffding_margin(n * steps, tests)
@@ -337,8 +351,9 @@ def check_1_6(sample_decode):
     return Passed(f'greedy at a fresh T from 1e-5 to 1e-3 on {len(SHAPES)} fresh programs, '
                   f'and at T = 0.5 and fresh Ts from 0.05 to 0.3 and 0.7 to 1.4 on the '
                   f'notebook\'s program and on two drawn afresh (their vocabulary, prompt and '
-                  f'length new too: one at T from 2 to 3, one with 12 or 16 tokens and its '
-                  f'logits scaled so that T is 0.002 to 0.06), runs are reproducible with their '
+                  f'length new too: one at T from 2 to 3, one with 24 to 64 tokens and its '
+                  f'logits scaled down to be as spread at the greedy check\'s T), runs are '
+                  f'reproducible with their '
                   f'seeded rng, and every step of {n} runs follows softmax(logits / T) of its own '
                   f'prefix (token frequencies per step within {per_step:.3f}, over all steps '
                   f'within {hoeffding_margin(n * SAMPLING["steps"], tests):.3f} on the '
@@ -375,15 +390,19 @@ def check_1_7(decode_window):
                          f'tokens (the prompt and then {steps} new tokens are due)',
                          max_steps=steps, window=True)
             checked += 1
-    # the oldest token of the window, read at every step (round 13: a window capped at 16)
-    prompt = rng.integers(0, 8, size=int(rng.integers(64, 73))).tolist()
-    _same_tokens(decode_window, f'token_copier(8, 64) (it repeats the oldest token of its '
-                 f'window), prompt {prompt}, 100 steps', prompt, token_copier(8, 64),
-                 (100,), ' over the last 64 tokens', max_steps=100, window=True)
+    # the oldest token of the window, read at every step (round 13: a window capped at 16;
+    # round 17: at 64)
+    block = int(10 ** rng.uniform(np.log10(64), np.log10(300)))
+    prompt = rng.integers(0, 8, size=int(rng.integers(block, block + 9))).tolist()
+    shown = f'prompt {prompt}' if block <= 64 else f'a prompt of {len(prompt)} tokens'
+    _same_tokens(decode_window, f'token_copier(8, {block}) (it repeats the oldest token of its '
+                 f'window), {shown}, 100 steps', prompt, token_copier(8, block),
+                 (100,), f' over the last {block} tokens', max_steps=100, window=True)
     return Passed(f'{checked} prompts (1 token, a full block, longer than the block, 0 steps) at '
-                  f'block sizes 1, 3, 5, 8 and 24 over {SCOPE}, and a prompt of 64 to 72 tokens at '
-                  f'block size 64 for a program that reads the oldest token of its window; every '
-                  f'token is the argmax over the last block_size tokens, up to 120 steps')
+                  f'block sizes 1, 3, 5, 8 and 24 over {SCOPE}, and a prompt longer than the '
+                  f'block at a block size from 64 to 300 for a program that reads the oldest '
+                  f'token of its window; every token is the argmax over the last block_size '
+                  f'tokens, up to 120 steps')
 
 
 # ----------------------------------------------------------------------------- 1.8

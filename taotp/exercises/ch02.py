@@ -24,7 +24,8 @@ BLOCK = len(hello_world_targets(HELLO_WORLD, message_tokenizer(HELLO_WORLD)))   
 # puzzles 2.1 and 2.2: the sizes the notebook names, from the smallest to a thousand ...
 REPEATER_SIZES = (1, 2, 3, 4, 11, 40, 64, 100, 257, 1000)
 HIDDEN_SIZES = 2          # ... and this many more drawn afresh from 5..1000 on every check,
-LARGE_SIZES = (1001, 2048)  # and one from here (round 10: a program right up to 1,024 passed)
+LARGE_SIZES = (1001, 2048, 4096)  # and one from each band here (round 10: a program right up
+#                                  to 1,024 passed; round 17: one right up to 2,048, then the top)
 SIZES_SEEN = (f'vocab sizes {", ".join(map(str, REPEATER_SIZES))}, {HIDDEN_SIZES} more drawn '
               f'afresh from 5 to 1,000 and one from {LARGE_SIZES[0]:,} to {LARGE_SIZES[1]:,}')
 
@@ -100,12 +101,14 @@ def _every_entry(answer, ok, rule):
 
 # ----------------------------------------------------------------------------- 2.1 and 2.2
 
-def _sizes(rng):
-    """The notebook's vocabulary sizes, then ``HIDDEN_SIZES`` others and one larger drawn from
-    ``rng``."""
+def _sizes(rng, bands=1):
+    """The notebook's vocabulary sizes, then ``HIDDEN_SIZES`` others and one larger per band
+    of ``LARGE_SIZES`` (the first ``bands``) drawn from ``rng``.  2.1 draws from both; 2.2's
+    repeater may hold a vocab_size x vocab_size table, which past 2,048 costs seconds."""
     others = np.setdiff1d(np.arange(5, 1001), REPEATER_SIZES)
     hidden = sorted(int(v) for v in rng.choice(others, HIDDEN_SIZES, replace=False))
-    hidden.append(int(rng.integers(LARGE_SIZES[0], LARGE_SIZES[1] + 1)))
+    hidden += [int(rng.integers(low + (k > 0), high + 1)) for k, (low, high) in
+               enumerate(zip(LARGE_SIZES[:bands], LARGE_SIZES[1:bands + 1]))]
     return [(v, f'vocab_size={v}') for v in REPEATER_SIZES] + \
         [(v, f'vocab_size={v} (a size drawn afresh for this check)') for v in hidden]
 
@@ -121,18 +124,22 @@ def _repeater(build, vocab, name, what, **limits):
 
 def _repeats_last(params, vocab, name, rng):
     """Every token is repeated, forever: with no layers and a zero pos_emb the next token
-    depends on the last one only, so one prompt per token decides it; then a long decode."""
-    block = len(params['pos_emb'])
-    prompts = rng.integers(0, vocab, size=(vocab, min(block, 5)))
-    prompts[:, -1] = rng.permutation(vocab)                # every token last, once
+    depends on the last one only, so one prompt per token decides it; then a long decode.
+    Past ``LARGE_SIZES[1]``, 256 tokens drawn from ``rng`` and the ends, one decode of 8
+    steps."""
+    block, large = len(params['pos_emb']), vocab > LARGE_SIZES[1]
+    last = np.concatenate([[0, vocab - 1], rng.choice(vocab, 256, replace=False)]) if large \
+        else rng.permutation(vocab)                        # every token last, once
+    prompts = rng.integers(0, vocab, size=(len(last), 1 if large else min(block, 5)))
+    prompts[:, -1] = last
     nxt = toolkit.run_program(lambda: last_token_argmax(prompts, params), on=name)
     bad = np.flatnonzero(nxt != prompts[:, -1])
     if len(bad):
         x = prompts[bad[0]].tolist()
         raise toolkit.wrong(f'{name}, prompt {x} (the next token)', int(nxt[bad[0]]),
                             'a repeater\'s next token is the last token of its prompt', x)
-    steps = 2 * min(block, 16)
-    for t in sorted({0, vocab - 1, int(rng.integers(vocab))}):
+    steps = 8 if large else 2 * min(block, 16)
+    for t in [int(last[-1])] if large else sorted({0, vocab - 1, int(rng.integers(vocab))}):
         out = toolkit.run_program(lambda: decode([t], params, max_steps=steps, window=True),
                                   on=name)
         if set(out.tolist()) != {t}:
@@ -151,7 +158,7 @@ def _zero_pos(params, where=''):
 def check_2_1(build):
     """``build(vocab_size) -> params``: 0 layers, at most 3 * vocab_size parameters, repeats."""
     rng = toolkit.fresh_rng()
-    for vocab, name in _sizes(rng):
+    for vocab, name in _sizes(rng, bands=2):
         params = _repeater(build, vocab, name, 'your builder')
         _zero_pos(params, f'{name}: ')
         counts = count_params(params)
@@ -160,10 +167,12 @@ def check_2_1(build):
             raise Finding(f'{name}: {used} parameters besides the zero pos_emb; the budget is '
                           f'3 * vocab_size = {3 * vocab}')
         _repeats_last(params, vocab, name, rng)
-    return Passed(f'{SIZES_SEEN}: 0 layers, zero pos_emb, <= 3 * vocab_size other parameters '
+    return Passed(f'{SIZES_SEEN}, and one from {LARGE_SIZES[1] + 1:,} to {LARGE_SIZES[2]:,}: 0 '
+                  f'layers, zero pos_emb, <= 3 * vocab_size other parameters '
                   f'(counted on the arrays as given, lists included); every token is repeated '
-                  f'(one prompt per token decides it, since nothing else reaches the output), '
-                  f'also over 2 * block_size decoding steps (at most 32)')
+                  f'(one prompt per token decides it, since nothing else reaches the output; at '
+                  f'the largest size 256 tokens drawn afresh and the ends), also over 2 * '
+                  f'block_size decoding steps (at most 32)')
 
 
 @checker('2.2')

@@ -226,12 +226,20 @@ def check_5_1(params):
 
 # ----------------------------------------------------------------------------- 5.2
 
-MIN_LENGTHS = (1, 2, 3, 5, 8, 16, 31, 32)
+MIN_LENGTHS = (1, 2, 3, 5, 8, 16, 31, 32)         # every pattern; the other lengths up to 32 get
+OTHER_LENGTHS = sorted(set(range(1, 33)) - set(MIN_LENGTHS))   # a few rows each (round 17: none)
 
 
 def _min_rows(rng, vocab, n):
     """Rows of length ``n`` for Min: patterns at both ends and in the middle, minima in each 16th
-    of the vocabulary, random rows with half of their values among the 20 smallest and largest."""
+    of the vocabulary, random rows with half of their values among the 20 smallest and largest;
+    for the ``OTHER_LENGTHS``, the minimum first, the minimum last and 2 random rows."""
+    if n in OTHER_LENGTHS:
+        m, top = (int(v) for v in np.sort(rng.choice(vocab, size=2, replace=False)))
+        return [([m] + [top] * (n - 1), 'the minimum first'),
+                ([top] * (n - 1) + [m], 'the minimum last')] + \
+            [(r.tolist(), 'random, half of it at the ends')
+             for r in random_min_inputs(vocab, n, 2, rng=rng)]
     top, mid = vocab - 1, vocab // 2
     rows = [([top] * n, 'all equal to the largest token'), ([0] * n, 'all equal to 0'),
             ([mid] * n, 'all equal')]
@@ -262,7 +270,7 @@ def check_5_2(params):
     params, cfg = _program(params, 1_000_000, 'a million values', 32,
                            'inputs of up to 32 tokens', d_model=8)
     rng, vocab, total = toolkit.fresh_rng(), cfg['vocab_size'], 0
-    for n in MIN_LENGTHS:
+    for n in range(1, 33):
         rows = _min_rows(rng, vocab, n)
         X = np.array([r for r, _ in rows], dtype=np.int64)
         got = toolkit.run_program(lambda: last_token_argmax(X, params), on=f'inputs of {n} tokens')
@@ -274,13 +282,14 @@ def check_5_2(params):
                  f'check; all of it is the result\'s .counterexample)'
             raise toolkit.wrong(on, int(got[bad[0]]), 'the answer at the last position is the '
                                 'smallest token of the input', row)
-    return Passed(f'the minimum of {total} inputs of lengths {", ".join(map(str, MIN_LENGTHS))} '
-                  f'over a vocabulary of {vocab:,}, read at the last position: all equal, the '
+    return Passed(f'the minimum of {total} inputs of every length from 1 to 32 over a '
+                  f'vocabulary of {vocab:,}, read at the last position: at lengths '
+                  f'{", ".join(map(str, MIN_LENGTHS))} all equal, the '
                   f'minimum first or last, neighbouring tokens at both ends and in the middle, '
                   f'powers of two, the minimum and the next token in each sixteenth of the '
                   f'vocabulary, and random rows with half of their values among the 20 smallest '
-                  f'and 20 largest tokens, drawn afresh; budget kept: d_model {cfg["d_model"]} '
-                  f'<= 8')
+                  f'and 20 largest tokens, at the others the minimum first, last and 2 random '
+                  f'rows, drawn afresh; budget kept: d_model {cfg["d_model"]} <= 8')
 
 
 @checker('5.4')

@@ -287,7 +287,8 @@ def dumped_program(seed):
                          n_layers=2, n_heads=2, d_head=2, d_ff=3)
 
 
-MALFORMED_KINDS = ('trailing', 'ragged', 'finite', 'norm', 'key', 'block', 'contradicts')
+MALFORMED_KINDS = ('trailing', 'ragged', 'finite', 'norm', 'key', 'block', 'contradicts',
+                   'not a number')
 MALFORMED_DRAWN = len(MALFORMED_KINDS)
 
 
@@ -295,8 +296,9 @@ def malformed_programs(seed):
     """(what, text) of the malformed texts one check of 8.4 draws: random compact programs,
     each broken one way (a wrong trailing size, a ragged row, a number that is not finite in
     an array (NaN, or +-1e999) or in a layer norm (+-1e999), an unknown key at some level, a
-    block_size that is not a positive whole number, one that contradicts pos_emb); only texts
-    the package's own loader refuses are kept."""
+    block_size that is not a positive whole number, one that contradicts pos_emb, a string,
+    true, false or null where a number belongs); only texts the package's own loader refuses
+    are kept."""
     rng = np.random.default_rng([seed, 84])
     out, kinds = [], list(MALFORMED_KINDS)
     while kinds:
@@ -373,6 +375,16 @@ def _break(tree, kind, rng):
         tree['block_size'] = float(rng.choice([0, -int(rng.integers(1, 5)),
                                                int(rng.integers(1, 5)) + 0.5]))
         what = f'block_size {tree["block_size"]:g}'
+    elif kind == 'not a number':                  # round 17: strings and booleans were read
+        places = [(f'a number in {w}', row, int(rng.integers(len(row))))   # as numbers
+                  for w, p, k in _arrays(tree) for row in _rows(p[k]) if row]
+        places += [(f'lnf[{k!r}]', tree.setdefault('lnf', {}), k) for k in ('gamma', 'beta')]
+        if 'block_size' in tree:
+            places.append(('block_size', tree, 'block_size'))
+        where, parent, key = places[int(rng.integers(len(places)))]
+        number = parent.get(key, 1.0) if isinstance(parent, dict) else parent[key]
+        parent[key] = [str(number), True, False, None][int(rng.integers(4))]
+        what = f'{where} written as {json.dumps(parent[key])}'
     else:
         if 'pos_emb' not in tree:
             return None

@@ -167,11 +167,14 @@ check_9_5 = _function_puzzle(
 
 def _cube_cases(rng):
     cases = [(3, 2)] + [(D, k) for D in range(1, 7) for k in range(1, 2 ** D + 1)]
-    for D in sorted(rng.choice(np.arange(7, 25), size=4, replace=False).tolist()):
+    for D in sorted(rng.choice(np.arange(7, 33), size=4, replace=False).tolist()):
         # the ends, 8 random codes, every code with one bit set or one clear (round 15: only
-        # 3 codes per width were tried)
-        ks = {1, 2 ** D, *rng.integers(1, 2 ** D + 1, size=8).tolist()}
+        # 3 codes per width were tried), a random one with each count of bits set (round 17:
+        # a code wrong only with two bits set passed past D = 16)
+        ks = {1, 2 ** D, *(int(k) for k in rng.integers(1, 2 ** D + 1, size=8))}
         ks |= {2 ** j + 1 for j in range(D)} | {2 ** D - 2 ** j for j in range(D)}
+        ks |= {sum(2 ** int(j) for j in rng.choice(D, size=c, replace=False)) + 1
+               for c in range(2, D - 1)}
         cases += [(D, int(k)) for k in sorted(ks)]
     return [(f'D = {D}, k = {k}', (D, k)) for D, k in cases]
 
@@ -181,8 +184,9 @@ check_9_6 = _function_puzzle(
     [(lambda v, what: T.array(v, what=what).tolist(), 'the code',
       'the signs (-1)^bit of the D-bit binary expansion of k - 1, most significant bit first')],
     lambda D, k: (C.cube_code(D, k).astype(int).tolist(),),
-    'every code right: all of them for D = 1 to 6, and for 4 widths from 7 to 24 k = 1, '
-    '2^D, every code with one bit set or one bit clear and 8 random ones')
+    'every code right: all of them for D = 1 to 6, and for 4 widths from 7 to 32 k = 1, '
+    '2^D, every code with one bit set or one bit clear, one with each other count of bits set '
+    'and 8 random ones')
 
 
 # ----------------------------------------------------------------------------- 9.7 - 9.10 pieces
@@ -372,17 +376,19 @@ def _adder_puzzle(pid, name, norm, limits, sizes, scope):
 
 check_9_11 = _adder_puzzle(
     '9.11', 'build', 'none', dict(layers=1, heads=4, d_ff=83),
-    lambda rng: [(8, 8, 10), (3, 12, 4), (1, 1, 2), (*rng.integers((9, 13), 31).tolist(), 3)],
+    lambda rng: [(8, 8, 10), (3, 12, 4), (1, 1, 2), (*rng.integers(2, (8, 13)).tolist(), 3),
+                 (*rng.integers((9, 13), 31).tolist(), 3)],      # round 17: none below (8, 8)
     'within the budget and exact (teacher-forced without layer norm, EOS once) for build(8, 8), '
-    '(3, 12), (1, 1) and one more up to (30, 30), on {} problems up to their maxima: all nines, '
-    'zeros, ragged, powers of ten, random')
+    '(3, 12), (1, 1), one more up to (7, 12) and one up to (30, 30), on {} problems up to their '
+    'maxima: all nines, zeros, ragged, powers of ten, random')
 
 check_9_19 = _adder_puzzle(
     '9.19', 'port', 'layer', dict(layers=1, heads=4),
-    lambda rng: [(4, 4, 12), (*rng.integers(5, 31, size=2).tolist(), 3)],
-    '1 layer, 4 heads and exact (teacher-forced through the layer norms, EOS once) for port(4, 4) '
-    'and one size up to (30, 30), on {} problems up to their maxima: all nines, zeros, ragged, '
-    'random')
+    lambda rng: [(4, 4, 12), (*rng.integers(1, 4, size=2).tolist(), 3),
+                 (*rng.integers(5, 31, size=2).tolist(), 3)],    # round 17: none below (4, 4)
+    '1 layer, 4 heads and exact (teacher-forced through the layer norms, EOS once) for port(4, 4), '
+    'one size up to (3, 3) and one up to (30, 30), on {} problems up to their maxima: all nines, '
+    'zeros, ragged, random')
 
 
 def _size_cases(rng):

@@ -56,6 +56,8 @@ def _draw(seed, kinds, T_top, S_top=5, n_seq=2, T_low=lambda lags: lags[-1] + 1)
 
 EXAMPLE = (sel.example.P, sel.example.LAGS, 10, [sel.example.TOKENS])
 FACTS = lambda P, lags, T, xs: dict(lags=lags, S=len(P), T=T)  # noqa: E731
+_HARDENED = lambda P, lags, T, xs, lam, beta: dict(lags=lags, S=len(P), T=T, lam=lam,  # noqa
+                                                   beta=beta)
 
 
 def _ask(fn, what, visible, drawn, args, facts=FACTS):
@@ -126,39 +128,60 @@ def check_10_1(lag_posterior):
                   f'up to 16 at T from 201 to 999)')
 
 
+def _with(cases, seed, **draw):
+    """``cases`` with the hardening constants of each appended: ``draw`` maps a name to a
+    function of a generator (seeded by ``[seed, 7]``, so the seed rebuilds them too)."""
+    rng = np.random.default_rng([seed, 7])
+    return [(*case, *(float(f(rng)) for f in draw.values())) for case in cases]
+
+
 def layer1_cases(seed):
-    """The drawn cases of one 10.2 check: 5 tuples ``(P, lags, T, xs)``, 3 sequences each (one
-    lag; kmin > 1; T = kmax + 1; any lag set, twice; T up to 40, S from 2 to 5)."""
-    return _draw(seed, ('one lag', 'kmin > 1', 'T = kmax + 1', 'any', 'any'), 40, n_seq=3)
+    """The drawn cases of one 10.2 check: 5 tuples ``(P, lags, T, xs, lam)``, 3 sequences each
+    (one lag; kmin > 1; T = kmax + 1; any lag set, twice; T up to 40, S from 2 to 5), each at
+    a lam from 2 to 12, where the layer still leaks (round 17: lam was always 50)."""
+    return _with(_draw(seed, ('one lag', 'kmin > 1', 'T = kmax + 1', 'any', 'any'), 40, n_seq=3),
+                 seed, lam=lambda rng: round(rng.uniform(2, 12), 2))
+
+
+def _layer1(P, lags, T, lam):
+    """The chapter's layer-1 matrix: (log P)^T on the tokens, +lam where i - j is a lag and
+    -lam elsewhere on the positions."""
+    S, gap = len(P), np.subtract.outer(np.arange(T), np.arange(T))
+    A = np.zeros((S + T, S + T))
+    A[:S, :S], A[S:, S:] = np.log(P).T, np.where(np.isin(gap, lags), lam, -lam)
+    return A
 
 
 @checker('10.2')
 def check_10_2(layer1_matrix):
     """``layer1_matrix(P, lags, T, lam)`` -> the (S+T, S+T) layer-1 matrix."""
-    cases, values, labels = _ask(layer1_matrix, 'your layer1_matrix', [EXAMPLE], layer1_cases,
-                                 lambda P, lags, T, xs: (P, lags, T, LAM_1))
-    for (P, lags, T, xs), value, on in zip(cases, values, labels):
+    cases, values, labels = _ask(layer1_matrix, 'your layer1_matrix', [(*EXAMPLE, LAM_1)],
+                                 layer1_cases, lambda P, lags, T, xs, lam: (P, lags, T, lam),
+                                 lambda P, lags, T, xs, lam: dict(lags=lags, S=len(P), T=T,
+                                                                  lam=lam))
+    for (P, lags, T, xs, lam), value, on in zip(cases, values, labels):
         S, d, kmax = len(P), len(P) + T, lags[-1]
         A = tk.array(value, (d, d), what=f'your matrix on {on}')
-        model = sel.DisentangledTransformer(S, T, [[[(np.arange(d), np.arange(d), A)]]],
-                                            (np.arange(S), np.eye(S)))
+        yours, book = (sel.DisentangledTransformer(S, T, [[[(np.arange(d), np.arange(d), M)]]],
+                                                   (np.arange(S), np.eye(S)))
+                       for M in (A, _layer1(P, lags, T, lam)))
         for x in xs:
-            want, ptil = np.zeros((T, T)), sel.normalised_transitions(P, lags, x)
-            for col, k in enumerate(lags):       # row i - 1 holds ptil[i, k] in slot i - k
-                want[np.arange(kmax, T), np.arange(kmax, T) - k] = ptil[kmax:, col]
             with np.errstate(all='ignore'):
-                block = model.run(x)['resid'][1][:, d + S:]
+                block, want = (m.run(x)['resid'][1][:, d + S:] for m in (yours, book))
             off = tk.off(block, want, 1e-8)[kmax:]
             if off.any():
                 i = int(np.argwhere(off)[0][0]) + kmax + 1
                 raise tk.wrong(f'{on}, tokens {x.tolist()}: at position i = {i} your layer '
                                f'stores in slots 1..{T}', block[i - 1].round(3).tolist(),
-                               'ptil[i, k] belongs in slot i - k (1-based) and zeros '
-                               'elsewhere; the token block scores log P[x_j, x_i]', x.tolist())
-    return Passed(f'layer 1 stores ptil[i, k] in slot i - k for every i > kmax (to 1e-8, '
-                  f'lam = {LAM_1:g}) on {sum(len(c[3]) for c in cases)} sequences over '
-                  f'{len(cases)} lag sets: the chapter\'s example and {len(cases) - 1} drawn '
-                  f'afresh (one lag, kmin > 1, T = kmax + 1, T up to 40)')
+                               'ptil[i, k] belongs in slot i - k (1-based); the token block '
+                               'scores log P[x_j, x_i], the position block +lam where i - j '
+                               'is a lag and -lam elsewhere (at a small lam the layer leaks '
+                               'onto other slots, as the chapter\'s does)', x.tolist())
+    return Passed(f'layer 1 equals the chapter\'s to 1e-8 at every i > kmax (ptil[i, k] in slot '
+                  f'i - k at lam = {LAM_1:g}, and the same leak at lams drawn from 2 to 12) on '
+                  f'{sum(len(c[3]) for c in cases)} sequences over {len(cases)} lag sets: the '
+                  f'chapter\'s example and {len(cases) - 1} drawn afresh (one lag, kmin > 1, '
+                  f'T = kmax + 1, T up to 40)')
 
 
 # ----------------------------------------------------------------------------- 10.3
@@ -244,16 +267,17 @@ def check_10_3(layer2_masks):
 
 # ----------------------------------------------------------------------------- 10.4 and 10.6
 
-def _blocks_judged(case, on, beta, B, band=None, mask2=None, heads=None, hint='', tol=1e-9):
-    """The reference construction with blocks replaced (layer 3's band and B; the pair
-    design's layer-2 mask, as signs), run beside the reference: layer 3's scores at the
-    candidate keys, then the outputs, from ``exact_from`` on."""
-    P, lags, T, xs = case
-    ref, yours = (sel.build_selective_induction(P, lags, T, LAM, beta, heads=heads)
+def _blocks_judged(case, on, lam, beta, B, band=None, mask2=None, heads=None, hint='',
+                   tol=1e-9):
+    """The reference construction at ``lam``, ``beta`` with blocks replaced (layer 3's band
+    and B; the pair design's layer-2 mask, as signs), run beside the reference: layer 3's
+    scores at the candidate keys, then the outputs, from ``exact_from`` on."""
+    P, lags, T, xs = case[:4]
+    ref, yours = (sel.build_selective_induction(P, lags, T, lam, beta, heads=heads)
                   for _ in range(2))
     if mask2 is not None:
         rows, cols, _ = yours.layers[1][0][0]
-        yours.layers[1][0] = [(rows, cols, LAM * mask2)]
+        yours.layers[1][0] = [(rows, cols, lam * mask2)]
     first, *rest = yours.layers[2][0]
     first = first if band is None else (first[0], first[1], band)
     yours.layers[2][0] = [first] + [(rows, cols, B) for rows, cols, _ in rest]
@@ -266,7 +290,7 @@ def _blocks_judged(case, on, beta, B, band=None, mask2=None, heads=None, hint=''
             if tk.off(gs, want['scores'][2][0, i - 1, keys], tol).any():
                 raise tk.wrong(f'{on}, tokens {x.tolist()}: at query {i} the candidate keys '
                                f'{[k + 1 for k in keys]} (lags {list(lags)}) score lam +',
-                               (gs - LAM).round(4).tolist(), hint, x.tolist())
+                               (gs - lam).round(4).tolist(), hint, x.tolist())
         off = tk.off(got['probs'], want['probs'], tol)[start - 1:]
         if off.any():
             i = int(np.argwhere(off)[0][0]) + start
@@ -276,39 +300,46 @@ def _blocks_judged(case, on, beta, B, band=None, mask2=None, heads=None, hint=''
 
 
 def selection_cases(seed):
-    """The drawn cases of one 10.4 check: 6 tuples ``(P, lags, T, xs)``: contiguous lags (1 to
-    6 from kmin <= 4), T up to 40, one from 41 to 149, then one from 150 to 300 (too many
-    blocks to tabulate), S from 2 to 5, 2 sequences each."""
-    return _draw(seed, ['contiguous'] * 4, 40, T_low=lambda lags: 2 * lags[-1] + len(lags) + 2) \
+    """The drawn cases of one 10.4 check: 6 tuples ``(P, lags, T, xs, lam, beta)``:
+    contiguous lags (1 to 6 from kmin <= 4), T up to 40, one from 41 to 149, then one from 150
+    to 300 (too many blocks to tabulate), S from 2 to 5, 2 sequences each; lam from 100 to
+    1,000 and beta from 1 to 20 (round 17: they were always 500 and 7)."""
+    cases = _draw(seed, ['contiguous'] * 4, 40, T_low=lambda lags: 2 * lags[-1] + len(lags) + 2) \
         + _draw([seed, 2], ['contiguous'], 149, T_low=lambda lags: 41) \
         + _draw([seed, 1], ['contiguous'], 300, T_low=lambda lags: 150)
+    return _with(cases, seed, lam=lambda rng: round(10 ** rng.uniform(2, 3)),
+                 beta=lambda rng: round(rng.uniform(1, 20), 2))
 
 
 @checker('10.4')
 def check_10_4(layer3_blocks):
     """``layer3_blocks(lags, T, lam, beta)`` -> (band, B), both (T, T)."""
-    cases, values, labels = _ask(layer3_blocks, 'your layer3_blocks', [EXAMPLE], selection_cases,
-                                 lambda P, lags, T, xs: (lags, T, LAM, BETA_4))
+    cases, values, labels = _ask(layer3_blocks, 'your layer3_blocks', [(*EXAMPLE, LAM, BETA_4)],
+                                 selection_cases, lambda P, lags, T, xs, lam, beta:
+                                 (lags, T, lam, beta), _HARDENED)
     for case, value, on in zip(cases, values, labels):
         band, B = _pair(value, ('band', 'B'), (case[2],) * 2, 'your layer3_blocks', on)
-        _blocks_judged(case, on, BETA_4, B, band=band, tol=1e-6,
+        _blocks_judged(case, on, *case[4:], B, band=band, tol=1e-6,
                        hint='the candidate i + 1 - k should score lam + beta * sum over heads '
                             'of the mean ptil of lag k')
     return Passed(f'layer-3 scores equal lam + beta * sum_h mean ptil at the candidate keys from '
                   f'query 2 kmax + K - 1 on, and the outputs equal the reference, on '
                   f'{sum(len(c[3]) for c in cases)} sequences: the chapter\'s example and '
                   f'{len(cases) - 1} contiguous lag sets drawn afresh, one at T from 41 to 149, '
-                  f'the last from 150 to 300 (lam = {LAM:g}, beta = {BETA_4:g})')
+                  f'the last from 150 to 300 (lam = {LAM:g} and beta = {BETA_4:g} on the '
+                  f'example, then lam from 100 to 1,000 and beta from 1 to 20)')
 
 
 def pair_cases(seed):
-    """The drawn cases of one 10.6 check: 7 tuples ``(P, lags, T, xs)``: two lags D apart, one
-    for each D from 1 to 5 in a random order, kmin up to 4 (even for D = 2), T up to 44, then
-    one with T from 45 to 149 and one from 150 to 300 (too many blocks to tabulate)."""
+    """The drawn cases of one 10.6 check: 7 tuples ``(P, lags, T, xs, beta)``: two lags D
+    apart, one for each D from 1 to 5 in a random order, kmin up to 4 (even for D = 2), T up
+    to 44, then one with T from 45 to 149 and one from 150 to 300 (too many blocks to
+    tabulate); beta from 1 to 30 (round 17: it was always 10)."""
     Ds = [int(D) for D in np.random.default_rng([seed, 6]).permutation(np.arange(1, 6))]
-    return _draw(seed, Ds, 44, T_low=lambda lags: 2 * lags[-1] + 4) \
+    cases = _draw(seed, Ds, 44, T_low=lambda lags: 2 * lags[-1] + 4) \
         + _draw([seed, 2], Ds[1:2], 149, T_low=lambda lags: 45) \
         + _draw([seed, 1], Ds[:1], 300, T_low=lambda lags: 150)
+    return _with(cases, seed, beta=lambda rng: round(rng.uniform(1, 30), 2))
 
 
 @checker('10.6')
@@ -316,19 +347,22 @@ def check_10_6(single_head_blocks):
     """``single_head_blocks(lags, T, beta)`` -> (mask2, B): layer 2's mask, layer 3's block."""
     x = sel.sample_sequence(sel.example.P, (2, 5), 40, np.random.default_rng(0))[0]
     cases, values, labels = _ask(single_head_blocks, 'your single_head_blocks',
-                                 [(sel.example.P, (2, 5), 40, [x])], pair_cases,
-                                 lambda P, lags, T, xs: (lags, T, BETA_6))
+                                 [(sel.example.P, (2, 5), 40, [x], BETA_6)], pair_cases,
+                                 lambda P, lags, T, xs, beta: (lags, T, beta),
+                                 lambda P, lags, T, xs, beta: dict(lags=lags, S=len(P), T=T,
+                                                                   beta=beta))
     for case, value, on in zip(cases, values, labels):
         mask, B = _pair(value, ('mask2', 'B'), (case[2],) * 2, 'your single_head_blocks', on)
         _signs(mask, on, 'the layer-2 mask')
-        _blocks_judged(case, on, BETA_6, B, mask2=mask.astype(float), heads=1,
+        _blocks_judged(case, on, LAM, case[4], B, mask2=mask.astype(float), heads=1,
                        hint='the candidate of lag kmin should score +beta, that of kmax -beta, '
                             'times the mean of ptil_kmin - ptil_kmax over its key\'s set')
     return Passed(f'one head: candidate scores equal +-beta * mean(ptil_kmin - ptil_kmax) over '
                   f'the key\'s set to 1e-9 from query 2 kmax on, and the outputs equal the '
                   f'reference, on {sum(len(c[3]) for c in cases)} sequences: lags {{2,5}} and '
                   f'{len(cases) - 1} pairs drawn afresh, one for each D from 1 to 5 and two '
-                  f'more at T from 45 to 149 and from 150 to 300')
+                  f'more at T from 45 to 149 and from 150 to 300 (beta = {BETA_6:g} on {{2,5}}, '
+                  f'then drawn from 1 to 30)')
 
 
 # ----------------------------------------------------------------------------- 10.5
