@@ -301,6 +301,15 @@ def test_every_registered_checker_has_a_budget_of_at_most_30_s():
             assert puzzle.checker.budget <= 30, puzzle.id
 
 
+def test_no_module_of_the_checker_layer_is_over_600_lines():
+    """The issue's cap: one module per chapter (and the toolkit, the judge, the worker) stays
+    readable; a chapter that outgrows it moves its programs to a module of their own."""
+    from pathlib import Path
+    sizes = {path.name: len(path.read_text().splitlines())
+             for path in Path(exercises.__file__).parent.glob('*.py')}
+    assert max(sizes.values()) <= 600, sorted(sizes.items(), key=lambda kv: -kv[1])[:3]
+
+
 def test_every_refused_name_resolves_and_is_loaded_by_the_worker():
     from taotp.exercises import worker
     import importlib.util
