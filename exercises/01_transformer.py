@@ -118,13 +118,13 @@ check('1.4', transformer_at)
 # $\operatorname{softmax}(\text{logits}/T)$ of the sequence so far, using the
 # `numpy.random.Generator` it is given (no global random state). Near $T = 0$ it must
 # agree with greedy decoding (checked at a $T$ drawn from $10^{-5}$ to $10^{-3}$). The
-# checker samples 300 seeded runs of 8 steps at $T = 0.5$, at a $T$ drawn from 0.05 to
-# 0.3 and at one drawn from 0.7 to 1.4 on the program
-# `taotp.exercises.ch01.sampling_program()`, then on two of its family drawn afresh with a
-# new vocabulary, prompt and length: one at a $T$ from 2 to 3, one with 24 to 64 tokens at
-# the $T$ of the greedy check, its logits scaled down so that its laws are as spread as at
-# $T = 2$ to 3 (`fresh_sampling_program(seed)` and `fresh_sampling_program(seed, cold=T)`
-# return the program, prompt, steps and $T$). It
+# checker samples 300 seeded runs of 8 steps at a $T$ drawn from 0.2 to 0.6 and at one
+# drawn from 0.6 to 2 on the program `taotp.exercises.ch01.sampling_program()`, then on
+# three of its family drawn afresh with a new vocabulary, prompt and length: one at a $T$
+# from 2 to 3, and two with 24 to 64 tokens, their logits scaled down so that their laws
+# are as spread as there, one at a $T$ from $10^{-3}$ to 0.2 and one (100 runs) at the $T$
+# of the greedy check (`fresh_sampling_program(seed)` and `fresh_sampling_program(seed, T,
+# vocab)` return the program, prompt, steps and $T$). It
 # replays a few runs of each with the same seed to see that your sampler draws from its rng
 # alone. It compares the frequency of every
 # token at every step with the laws your sampler should have used, how often tokens of

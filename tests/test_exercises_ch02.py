@@ -5,7 +5,7 @@ worker, judged in the judge process.
 
 | id | what is checked (solved means) | wrong answers and cheats tried (each a test below) |
 |---|---|---|
-| 2.1 | `build(V)` for the notebook's V = 1, 2, 3, 4, 11, 40, 64, 100, 257, 1000, 2 sizes drawn afresh from 5..1000, one from 1,001..2,048 and one from 2,049..4,096 (256 of its tokens; round 17: a repeater capped at 2,048 passed): 0 layers, an all-zero pos_emb, at most 3 V other parameters (counted on the plain copy of the arrays, lists included), and every token is repeated (one prompt per token, prompts drawn afresh: with no layers and no positions nothing else reaches the output), also over a windowed decode | tokens on a circle spaced for 64; an untied out_emb given as lists (6 V); a 2-D circle; a non-zero pos_emb; a zero layer |
+| 2.1 | `build(V)` for the notebook's V = 1, 2, 3, 4, 11, 40, 64, 100, 257, 1000, 1001 (7 x 11 x 13, round 18: a circle with a stride of 13 passed), 2 sizes drawn afresh from 5..1000, one from 1,001..2,048 and one from 2,049..4,096 (256 of its tokens; round 17: a repeater capped at 2,048 passed): 0 layers, an all-zero pos_emb, at most 3 V other parameters (counted on the plain copy of the arrays, lists included), and every token is repeated (one prompt per token, prompts drawn afresh: with no layers and no positions nothing else reaches the output), also over a windowed decode | tokens on a circle spaced for 64; an untied out_emb given as lists (6 V); a 2-D circle; a non-zero pos_emb; a zero layer |
 | 2.2 | the repeater at the same sizes with at most V non-zeros (`toolkit.budget`), and Hello World printed (message tokenizer, or one giving every symbol its own id) with at most 11 + 13 = 24 non-zeros | a pos_emb whose memory is zero but whose reads hold 143 non-zeros; a tokenizer giving every symbol one id, so that "printing" is 2 2 2 ...; 550 extra non-zeros in list-valued weights; one-hot up to 64 dimensions only; the dense repeater; the book's Hello World |
 | 2.3 | a trained (or any) program prints "Hello World!" then <eos> from <bos>; its size is reported; checker in taotp.exercises.training_checks, tested in test_training_puzzles.py | untrained weights |
 | 2.4 | pos_emb all zero (one table) and 'Hel Word!' then `<eos>` from `<bos>` | a pos_emb whose memory is zero but whose reads are the book's positions; the book's program; two output rows swapped |
@@ -340,7 +340,7 @@ def test_kinds():
 def only_the_named_sizes(build):
     """Right at the sizes the notebook names, a 2-D circle (two outputs) everywhere else."""
     def builder(vocab_size):
-        if vocab_size in (1, 2, 3, 4, 11, 40, 64, 100, 257, 1000):
+        if vocab_size in ch02.REPEATER_SIZES:
             return build(vocab_size)
         return repeater_2d(vocab_size)
     return builder
@@ -349,7 +349,7 @@ def only_the_named_sizes(build):
 def only_the_named_sparse_sizes(build):
     """Right at the sizes the notebook names; elsewhere the last token shares token 0's row."""
     def builder(vocab_size):
-        if vocab_size in (1, 2, 3, 4, 11, 40, 64, 100, 257, 1000):
+        if vocab_size in ch02.REPEATER_SIZES:
             return build(vocab_size)
         p = taotp.base_params(vocab_size, 4, vocab_size)
         p['tok_emb'] = p['out_emb'] = np.eye(vocab_size)[np.r_[np.arange(vocab_size - 1), 0]]
@@ -380,6 +380,18 @@ def up_to_1024(vocab_size, sparse=False, top=1024):
     return p
 
 
+def strided(stride):
+    """A circle that places token t at angle 2 pi (stride t mod V) / V: right unless the
+    stride shares a factor with V, when two tokens share a point."""
+    def builder(vocab_size):
+        angle = 2 * np.pi * (stride * np.arange(vocab_size) % vocab_size) / vocab_size
+        plane = np.array([[1.0, -1.0, 0.0], [1.0, 1.0, -2.0]]) / np.sqrt([[2.0], [6.0]])
+        p = taotp.base_params(vocab_size, 16, 3)
+        p['tok_emb'] = p['out_emb'] = np.stack([np.cos(angle), np.sin(angle)], 1) @ plane
+        return p
+    return builder
+
+
 @pytest.mark.parametrize('puzzle, make', [
     ('2.1', lambda: up_to_1024),
     ('2.2', lambda: (lambda v: up_to_1024(v, sparse=True), answer('2.2')[1])),
@@ -387,6 +399,15 @@ def up_to_1024(vocab_size, sparse=False, top=1024):
 ])
 def test_1_a_builder_right_only_up_to_1024_tokens_fails(puzzle, make):
     fails(puzzle, make(), 'a size drawn afresh for this check')
+
+
+@pytest.mark.parametrize('stride, size', [(1, None), (7, 1001), (11, 11), (13, 1001)])
+def test_1_a_strided_circle_fails_where_its_stride_divides_the_size(stride, size):
+    """Round 18: a stride of 13 passed, no size then being a multiple of 13."""
+    if size is None:
+        passes('2.1', strided(stride))
+    else:
+        fails('2.1', strided(stride), f'vocab_size={size}, prompt')
 
 
 def test_1_wrong_counts_get_no_direction():

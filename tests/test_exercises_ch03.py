@@ -448,3 +448,36 @@ def test_3_7_the_universal_lookup_of_chapter_12_is_switched_off():
     """Red team, class 3: it is right under PostLN too, but it is not this chapter's build."""
     fails('3.7', lambda ks, vs, V, B: taotp.build_universal_lookup_transformer(ks, vs, V, B),
           'build_universal_lookup_transformer is switched off')
+
+
+def wide_hash(vocab, block, key_len, token_dims=16, width=20_000, seed=0):
+    """A lookup layer whose head p copies the token p places back and maps it by its own
+    Gaussian (width, token_dims) matrix into one shared block of ``width`` dimensions: a
+    random hash, summed.  A +-1e6 pair keeps layer norm from adding a shared direction."""
+    rng = np.random.default_rng(seed)
+    d = token_dims + block + 2 + width
+    p = taotp.base_params(vocab, block, d)
+    p['tok_emb'][:, :token_dims] = rng.normal(size=(vocab, token_dims))
+    p['pos_emb'][np.arange(block), token_dims + np.arange(block)] = 1.0
+    p['pos_emb'][:, token_dims + block:token_dims + block + 2] = [1e6, -1e6]
+    layer = taotp.base_layer(key_len, d, 0, block)
+    layer['V'], layer['P'] = np.zeros((key_len, d, token_dims)), np.zeros((key_len, d, token_dims))
+    for head in range(key_len):                  # head p: from position i to position i - p
+        rows = np.arange(head, block)
+        layer['Q'][head, token_dims + rows, rows - head] = 1e12
+        layer['K'][head, token_dims + np.arange(block), np.arange(block)] = 1.0
+        layer['V'][head, np.arange(token_dims), np.arange(token_dims)] = 1.0
+        layer['P'][head, -width:] = rng.normal(size=(width, token_dims)) / np.sqrt(width)
+    p['layers'].append(layer)
+    return p
+
+
+def test_3_2_a_wide_random_hash_shares_the_directions_of_its_key_positions():
+    """Red team, round 18 (class 6): a random hash into 20,000 shared dimensions kept the
+    largest cosine between two key positions at 0.056, under the 0.1 then allowed; one into
+    10,000 stays at 0.028."""
+    rng = np.random.default_rng(1)             # (kept small: the probe's trace holds every
+    key, prefix = rng.integers(0, 60, size=3), rng.integers(0, 60, size=1)   # stream)
+    cosine, _, _ = ch03.key_position_overlap(wide_hash(60, 4, 3, token_dims=4, width=10_000),
+                                             key, prefix, rng.choice(60, 12, replace=False))
+    assert ch03.SEPARATE < cosine < 0.1                 # 0.028

@@ -237,7 +237,8 @@ def _greedy_cases(seed):
 
 
 REPLAYED = 3                                # runs of each law drawn again with the same seed
-SAMPLING = dict(prompt=(2, 0), steps=8, runs=300, temperatures=(0.5, 1.0))
+SAMPLING = dict(prompt=(2, 0), steps=8, runs=300, temperatures=((0.2, 0.6), (0.6, 2.0)),
+                band=(1e-3, 0.2), cold_runs=100)    # runs at the greedy check's T
 REFUSE_1_6 = {**EXTRAS_OFF,
               'taotp.decoding.decode': 'which already samples (decode(..., temperature=T, '
                                        'rng=rng)): draw each token yourself from softmax(logits '
@@ -261,11 +262,12 @@ def _sampled(sample_decode, prompt, params, steps, temperature, seed, on=None):
 def check_1_6(sample_decode):
     """``sample_decode(tokens, params, max_steps, temperature, rng)``: the law at every step."""
     seed, rng = tk.fresh_seed(), tk.fresh_rng()
-    # temperatures drawn afresh: near 0 (greedy), one from 0.05 to 0.3 beside the named
-    # T = 0.5 (round 7: no T between 1e-3 and 0.5 was tried), one from 0.7 to 1.4 in place of
-    # the named T = 1 (and the fresh programs' own, from 0.002 to 0.06 and 2 to 3)
+    # temperatures drawn afresh: near 0 (greedy), one from 0.2 to 0.6 and one from 0.6 to 2
+    # on the shown program (round 7: no T between 1e-3 and 0.5 was tried; round 18: the
+    # named T = 0.5 gave its place to a second scaled program, whose T is 1e-3 to 0.2)
     cold = float(f'{10 ** rng.uniform(-5, -3):.2g}')
-    low, mid = (round(float(rng.uniform(*span)), 2) for span in ((0.05, 0.3), (0.7, 1.4)))
+    temps = [round(float(10 ** rng.uniform(*np.log10(span))), 2)
+             for span in SAMPLING['temperatures']]
     for name, p, prompt in _greedy_cases(seed):                # 1) T -> 0 is greedy
         on = f'{name}, prompt {prompt.tolist()} at temperature {cold:g}'
         got = _sampled(sample_decode, prompt.tolist(), p, 6, cold, 0, on)
@@ -275,22 +277,28 @@ def check_1_6(sample_decode):
                                     f'gaps along this path exceed {GREEDY_GAP})')
     params, prompt, steps = sampling_program(), list(SAMPLING['prompt']), SAMPLING['steps']
     _sampled(sample_decode, prompt, params, 0, 1.0, 0)
-    n, temps = SAMPLING['runs'], [low] + [mid if t == 1.0 else t for t in SAMPLING['temperatures']]
+    n = SAMPLING['runs']
     # the notebook's program at each temperature, then one drawn afresh at its own T (a
     # sampler right only on the program, prompt, length or temperatures it was shown is
     # wrong there)
     program_seed = tk.fresh_seed()
-    cases = [('taotp.exercises.ch01.sampling_program()', params, prompt, steps, t)
+    band = float(f'{10 ** rng.uniform(*np.log10(SAMPLING["band"])):.2g}')
+    fresh = ((None, FRESH_VOCABS, n), (band, COLD_VOCABS, n),
+             (cold, COLD_VOCABS, SAMPLING['cold_runs']))
+    cases = [('taotp.exercises.ch01.sampling_program()', params, prompt, steps, t, n)
              for t in temps] + [
-        (f'taotp.exercises.ch01.fresh_sampling_program({program_seed}{how})',
-         *fresh_sampling_program(program_seed, T)) for how, T in (('', False),
-                                                                  (f', cold={cold:g}', cold))]
-    # (the cold one at the greedy check's T: a sampler greedy below any T above it is wrong
-    # there); 3) the law of every step; 4) calibration and the score of T (``draws``)
+        (f'taotp.exercises.ch01.fresh_sampling_program({program_seed + k}' +
+         (f', T={T:g}, vocab={vocab})' if T else ')'),
+         *fresh_sampling_program(program_seed + k, T, vocab), runs)
+        for k, (T, vocab, runs) in enumerate(fresh)]
+    # (scaled ones at a T from 1e-3 to 0.2, where one right only below 1e-3 is wrong, and at
+    # the greedy check's T, where a sampler greedy below any T above it is wrong: round 18);
+    # 3) the law of every step; 4) calibration and the score of T (``draws``)
     tests = tests_for(len(cases), 12, COLD_VOCABS[1])          # the most a fresh one has
-    per_step, sums = hoeffding_margin(n, tests), []
-    for name, params, prompt, steps, temperature in cases:
+    sums = []
+    for name, params, prompt, steps, temperature, n in cases:
         vocab, pooled = len(params['tok_emb']), hoeffding_margin(n * steps, tests)
+        per_step = hoeffding_margin(n, tests)
         runs = tk.tokens_many(tk.call_many(
             sample_decode, [(np.array(prompt), params, steps, temperature,
                              np.random.default_rng([seed, k])) for k in range(n)],
@@ -322,7 +330,7 @@ def check_1_6(sample_decode):
                               f'on average; a right sampler stays within {margin:.3f} (this '
                               f'test fails one with probability below {ALPHA:g})')
         sums.append((f'{where} ({name})', *martingales(logits, probs, runs[:, len(prompt):])))
-    sums.append((f'over all {len(cases)} temperatures and programs, {n} runs each',
+    sums.append((f'over all {len(cases)} temperatures and programs',
                  *np.sum([row[1:] for row in sums], axis=0)))
     for where, total, variance, count, mass in sums:
         margin = np.array([freedman_margin(v, c, tests) for v, c in zip(variance, count)])
@@ -348,16 +356,17 @@ def check_1_6(sample_decode):
                       f'the time, where the law gives them {mass[b] / count[b]:.3f} on average '
                       f'({int(count[b]):,} chances; a right sampler stays within '
                       f'{margin[b] / count[b]:.3f}): draw every step from the whole law')
+    runs = SAMPLING['runs']
     return Passed(f'greedy at a fresh T from 1e-5 to 1e-3 on {len(SHAPES)} fresh programs, '
-                  f'and at T = 0.5 and fresh Ts from 0.05 to 0.3 and 0.7 to 1.4 on the '
-                  f'notebook\'s program and on two drawn afresh (their vocabulary, prompt and '
-                  f'length new too: one at T from 2 to 3, one with 24 to 64 tokens and its '
-                  f'logits scaled down to be as spread at the greedy check\'s T), runs are '
-                  f'reproducible with their '
-                  f'seeded rng, and every step of {n} runs follows softmax(logits / T) of its own '
-                  f'prefix (token frequencies per step within {per_step:.3f}, over all steps '
-                  f'within {hoeffding_margin(n * SAMPLING["steps"], tests):.3f} on the '
-                  f'notebook\'s program), tokens are drawn as often as the law says in each '
+                  f'and at fresh Ts from 0.2 to 0.6 and 0.6 to 2 on the notebook\'s program and '
+                  f'on three drawn afresh, their vocabulary, prompt and length new too: one at '
+                  f'T from 2 to 3, and two with 24 to 64 tokens and their logits scaled down to '
+                  f'be as spread as there, at a T from 1e-3 to 0.2 and at the greedy check\'s '
+                  f'({SAMPLING["cold_runs"]} runs); runs are reproducible with their seeded rng, '
+                  f'and every step of {runs} runs follows softmax(logits / T) of its own prefix '
+                  f'(token frequencies per step within {hoeffding_margin(runs, tests):.3f}, over '
+                  f'all steps within {hoeffding_margin(runs * SAMPLING["steps"], tests):.3f} on '
+                  f'the notebook\'s program), tokens are drawn as often as the law says in each '
                   f'tenth of p, and the score of T, its square and its spread between runs stay '
                   f'near 0, per temperature and over all (a right sampler fails with '
                   f'probability < {ALPHA:g})')

@@ -79,8 +79,8 @@ def token_copier(vocab, block, position=0):
     return p
 
 
-FRESH_VOCABS = (3, 5, 6, 7, 9)      # never the shown program's 4
-COLD_VOCABS = (24, 64)               # the cold programs' vocabulary: from 24 to 64
+FRESH_VOCABS = (3, 9)      # a fresh program's vocabulary: from 3 to 9, never the shown 4 ...
+COLD_VOCABS = (24, 64)     # ... or from 24 to 64
 
 
 def sampling_program():
@@ -91,29 +91,27 @@ def sampling_program():
                           scale=0.4)
 
 
-def fresh_sampling_program(seed, cold=False):
+def fresh_sampling_program(seed, T=None, vocab=FRESH_VOCABS):
     """A program of ``sampling_program``'s family drawn from ``seed``, with its prompt, steps
-    and temperature: ``(params, prompt, steps, T)``.  Never the shown shape: block 11 to 13, a
-    prompt of 1 to 3 tokens and as many steps as fill the block (8 to 12), d_model 6 to 10;
-    its laws at T = 2 are spread along the greedy path from the prompt (the likeliest token
-    has under 0.7 at every step), so greedy decoding is far from them.  Vocabulary 3 to 9
-    (not 4) and T from 2 to 3; or, ``cold``, a vocabulary of 24 to 64 and the logits scaled
-    down so that the laws at T = ``cold`` (a number; True: one drawn from 1e-5 to 1e-3) are
-    those of T = 2 to 3 (round 13: a sampler greedy below T = 0.05 and one that kept the 8
-    likeliest tokens passed; round 17: greedy below 0.0015, and the 16 likeliest)."""
+    and temperature: ``(params, prompt, steps, T)``.  Never the shown shape: a vocabulary
+    drawn from the range ``vocab`` (never 4), block 11 to 13, a prompt of 1 to 3 tokens and
+    as many steps as fill the block (8 to 12), d_model 6 to 10; its laws at T = 2 are spread
+    along the greedy path from the prompt (the likeliest token has under 0.7 at every step),
+    so greedy decoding is far from them.  T is drawn from 2 to 3, or, given, the logits are
+    scaled down so that the laws at ``T`` are those of T = 2 to 3 (round 13: a sampler greedy
+    below T = 0.05 and one that kept the 8 likeliest tokens passed; round 17: greedy below
+    0.0015, and the 16 likeliest)."""
     rng = np.random.default_rng(seed)
     while True:
-        vocab = int(rng.integers(COLD_VOCABS[0], COLD_VOCABS[1] + 1) if cold else
-                    rng.choice(FRESH_VOCABS))
+        size = int(rng.integers(vocab[0], vocab[1] + 1))
         block, d_model = int(rng.integers(11, 14)), int(rng.integers(6, 11))
-        prompt = rng.integers(0, vocab, size=int(rng.integers(1, 4))).tolist()
-        params = random_program(rng, vocab, block, d_model, ((2, 4, 4, 8),), 'vector', scale=0.4)
+        prompt = rng.integers(0, size, size=int(rng.integers(1, 4))).tolist()
+        params = random_program(rng, size, block, d_model, ((2, 4, 4, 8),), 'vector', scale=0.4)
         path = decode(prompt, params, max_steps=block - len(prompt), cache=False)
         laws = softmax(transformer(path[:-1], **params)[len(prompt) - 1:] / 2.0)
-        if laws.max() < 0.7:
+        if size != 4 and laws.max() < 0.7:
             spread = rng.uniform(2, 3)              # the laws are those of T = spread
-            if not cold:
+            if T is None:
                 return params, prompt, block - len(prompt), float(f'{spread:.3g}')
-            T = float(f'{10 ** rng.uniform(-5, -3):.2g}') if cold is True else float(cold)
             params['out_emb'] = params['out_emb'] * (T / spread)
-            return params, prompt, block - len(prompt), T
+            return params, prompt, block - len(prompt), float(T)

@@ -22,7 +22,8 @@ NO_REPEAT = 'Hel Word!'   # puzzle 2.4: the symbols H e l ␣ W o r d ! never re
 VOCAB = len(message_tokenizer(HELLO_WORLD))                                  # 11 symbols
 BLOCK = len(hello_world_targets(HELLO_WORLD, message_tokenizer(HELLO_WORLD)))   # 13 positions
 # puzzles 2.1 and 2.2: the sizes the notebook names, from the smallest to a thousand ...
-REPEATER_SIZES = (1, 2, 3, 4, 11, 40, 64, 100, 257, 1000)
+REPEATER_SIZES = (1, 2, 3, 4, 11, 40, 64, 100, 257, 1000, 1001)   # 1001 = 7 * 11 * 13 (round
+# 18: a circle that spread token t to 13 t mod V passed; every prime up to 13 divides a size)
 HIDDEN_SIZES = 2          # ... and this many more drawn afresh from 5..1000 on every check,
 LARGE_SIZES = (1001, 2048, 4096)  # and one from each band here (round 10: a program right up
 #                                  to 1,024 passed; round 17: one right up to 2,048, then the top)

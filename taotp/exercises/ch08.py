@@ -287,8 +287,13 @@ def dumped_program(seed):
                          n_layers=2, n_heads=2, d_head=2, d_ff=3)
 
 
-MALFORMED_KINDS = ('trailing', 'ragged', 'finite', 'norm', 'key', 'block', 'contradicts',
-                   'not a number')
+ARRAY_FIELDS = ('tok_emb', 'pos_emb', 'out_emb', 'Q', 'K', 'V', 'P', 'M1', 'b1', 'M2', 'b2')
+# one wrong trailing size in each field and a word for a number in each kind of place (round
+# 18: a loader that never checked b1 against M1, and one that read a layer norm's "0.5" or
+# true as numbers, passed: one break of a field drawn at random rarely reached them)
+MALFORMED_KINDS = ('ragged', 'finite', 'norm', 'key', 'block', 'contradicts') + tuple(
+    f'trailing:{field}' for field in ARRAY_FIELDS) + tuple(
+    f'not a number:{place}' for place in ('array', 'lnf', 'ln', 'block_size'))
 MALFORMED_DRAWN = len(MALFORMED_KINDS)
 
 
@@ -332,9 +337,12 @@ def _rows(value):
 
 
 def _break(tree, kind, rng):
-    """``tree`` broken one way, as (what, text), or None when this program cannot be."""
+    """``tree`` broken one way, as (what, text), or None when this program cannot be; a
+    ``kind:target`` names the field (or place) to break."""
+    kind, _, target = kind.partition(':')
     if kind in ('trailing', 'ragged', 'finite'):
-        fields = [(w, p, k) for w, p, k in _arrays(tree) if any(_rows(p[k]))]
+        fields = [(w, p, k) for w, p, k in _arrays(tree) if any(_rows(p[k]))
+                  and target in ('', k)]
         if not fields:
             return None
         where, parent, key = fields[int(rng.integers(len(fields)))]
@@ -376,11 +384,20 @@ def _break(tree, kind, rng):
                                                int(rng.integers(1, 5)) + 0.5]))
         what = f'block_size {tree["block_size"]:g}'
     elif kind == 'not a number':                  # round 17: strings and booleans were read
-        places = [(f'a number in {w}', row, int(rng.integers(len(row))))   # as numbers
-                  for w, p, k in _arrays(tree) for row in _rows(p[k]) if row]
-        places += [(f'lnf[{k!r}]', tree.setdefault('lnf', {}), k) for k in ('gamma', 'beta')]
-        if 'block_size' in tree:
-            places.append(('block_size', tree, 'block_size'))
+        norms = {'lnf': [('lnf', tree.setdefault('lnf', {}))],          # as numbers
+                 'ln': [(f'layers[{i}].{k}', layer.setdefault(k, {}))
+                        for i, layer in enumerate(tree.get('layers', [])) for k in ('ln1', 'ln2')]}
+        if target == 'array':
+            places = [(f'a number in {w}', row, int(rng.integers(len(row))))
+                      for w, p, k in _arrays(tree) for row in _rows(p[k]) if row]
+        elif target == 'block_size':
+            tree['block_size'] = len(tree.pop('pos_emb', [0])) or 1
+            places = [('block_size', tree, 'block_size')]
+        else:
+            places = [(f'{w}[{k!r}]', norm, k) for w, norm in norms[target]
+                      for k in ('gamma', 'beta')]
+        if not places:
+            return None
         where, parent, key = places[int(rng.integers(len(places)))]
         number = parent.get(key, 1.0) if isinstance(parent, dict) else parent[key]
         parent[key] = [str(number), True, False, None][int(rng.integers(4))]
