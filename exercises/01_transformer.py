@@ -121,10 +121,12 @@ check('1.4', transformer_at)
 # checker samples 300 seeded runs of 8 steps at a $T$ drawn from 0.2 to 0.6 and at one
 # drawn from 0.6 to 2 on the program `taotp.exercises.ch01.sampling_program()`, then on
 # three of its family drawn afresh with a new vocabulary, prompt and length: one at a $T$
-# from 2 to 3, and two with 24 to 64 tokens, their logits scaled down so that their laws
+# from 2 to 3 with $10^{3.5}$ to $10^5$ added to every logit (the law is the same; a softmax
+# that does not subtract the max overflows), and two with 24 to 64 tokens, their logits
+# scaled down so that their laws
 # are as spread as there, one at a $T$ from $10^{-3}$ to 0.2 and one (100 runs) at the $T$
-# of the greedy check (`fresh_sampling_program(seed)` and `fresh_sampling_program(seed, T,
-# vocab)` return the program, prompt, steps and $T$). It
+# of the greedy check (`fresh_sampling_program(seed, offset=...)` and
+# `fresh_sampling_program(seed, T, vocab)` return the program, prompt, steps and $T$). It
 # replays a few runs of each with the same seed to see that your sampler draws from its rng
 # alone. It compares the frequency of every
 # token at every step with the laws your sampler should have used, how often tokens of

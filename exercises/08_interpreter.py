@@ -125,9 +125,11 @@ check('8.3', answer)
 # The checker compares your params with the full forms, bit for bit, on the two listings, on
 # five compact forms of one small program, and on a dumped random program and 12 random compact
 # programs drawn afresh on every check (a `NOT YET` names a call that rebuilds them, such as
-# `ch08.random_programs(1234)`); then it feeds 11 malformed texts, 21 more drawn afresh
-# (random programs broken one way each, among them a wrong size in each field and a word for a
-# number in each kind of place: `ch08.malformed_programs(seed)`) and 11 texts holding code
+# `ch08.random_programs(1234)`); then it feeds 11 malformed texts, 45 more drawn afresh
+# (random programs broken one way each, among them a wrong trailing size and a wrong depth
+# in each field, a wrong leading size or head count, an empty field, a layer norm of the
+# wrong shape and a word for a number in each kind of place: `ch08.malformed_programs(seed)`)
+# and 11 texts holding code
 # (4 drawn afresh: `ch08.code_programs(seed)`; three end the process that runs them or never
 # return, so running one is seen however it is hidden).
 # (`taotp.load_program` is the package's answer, not yours: it and its parser are switched off

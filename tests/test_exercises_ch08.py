@@ -7,7 +7,7 @@ worker, judged in the judge.
 |---|---|---|
 | 8.1, 8.2 | no checker (open-ended; worked answers in the solutions notebook) | - |
 | 8.3 | a letter of `CHOICES_8_3` or a function tokens -> next token that agrees with the Fig. 8.3 program at full precision on 776 prompts: every prompt of 1-2 tokens; of 3-8: repeated tokens, runs, the smallest token at every place, the vocabulary's ends, and 300 random ones drawn afresh; messages never say what the program outputs | every wrong letter; predicting the printed one-decimal weights; the minimum of all but the first token (caught by the adversarial prompts); True for token 1; half tokens, text, NaN. a function that runs the listing (printed, or the 2-decimal one: passed in round 7), refused since: the package's forward pass, its pieces and the loop reference are off in the worker. Not preventable: guessing among 6 letters |
-| 8.4 | a loader `my_compile(text) -> params`: both printed listings, a dumped random program and 17 compact forms (12 random, drawn afresh: field order, ints and floats, width-0 MLPs) equal their full forms bit for bit; 11 malformed texts and 7 drawn afresh (`ch08.malformed_programs`: a random program broken one way each, kept only if the package's loader refuses it; round 17: a string, true, false or null for a number, which a loader that read them as numbers passed; round 18: one break of each field's trailing size and a word for a number in each kind of place, array, lnf, ln1/ln2 and block_size, after a loader that never checked b1 and one that read layer norms with float() passed) raise with a message; 11 texts holding code are refused and never run (4 of them drawn afresh from 15 kinds of code hidden in block_size or tok_emb: round 14, a loader that evaluated every text without '*', ' if ', '__' or 'exec(' passed; two end the process that runs them: round 12, a loader that evaluated the text and turned whatever happened into a ValueError passed; one loops forever in C over an iterator found from `object`, holding the GIL: round 13, a loader that also replaced os._exit passed); the package's loader (`ch08.LOADER_PARTS`) is switched off where the loader runs | `taotp.load_program` itself, `compile_TAOTP`, a wrapper, the parser alone, `build(parse(text))` bound before the check; `eval` without builtins; a loader ignoring unknown layer keys or a `block_size` that contradicts `pos_emb`; nested lists instead of arrays; the book's Fig. 8.1 loader; a loader missing each default; one that returns garbage, changes a value, raises with no message, exits (also as a SystemExit named ValueError: round 12, the worker now names a non-Exception by its builtin class) or loops on malformed texts, runs the injected call, evaluates every text behind a ValueError (with or without builtins, with os._exit replaced) |
+| 8.4 | a loader `my_compile(text) -> params`: both printed listings, a dumped random program and 17 compact forms (12 random, drawn afresh: field order, ints and floats, width-0 MLPs) equal their full forms bit for bit; 11 malformed texts and 7 drawn afresh (`ch08.malformed_programs`: a random program broken one way each, kept only if the package's loader refuses it; round 17: a string, true, false or null for a number, which a loader that read them as numbers passed; round 18: one break of each field's trailing size and a word for a number in each kind of place, array, lnf, ln1/ln2 and block_size, after a loader that never checked b1 and one that read layer norms with float() passed; round 19: a wrong leading size, head count, depth, an empty field and a layer norm of the wrong shape, 45 texts in all, after loaders missing each of those checks passed) raise with a message; 11 texts holding code are refused and never run (4 of them drawn afresh from 15 kinds of code hidden in block_size or tok_emb: round 14, a loader that evaluated every text without '*', ' if ', '__' or 'exec(' passed; two end the process that runs them: round 12, a loader that evaluated the text and turned whatever happened into a ValueError passed; one loops forever in C over an iterator found from `object`, holding the GIL: round 13, a loader that also replaced os._exit passed); the package's loader (`ch08.LOADER_PARTS`) is switched off where the loader runs | `taotp.load_program` itself, `compile_TAOTP`, a wrapper, the parser alone, `build(parse(text))` bound before the check; `eval` without builtins; a loader ignoring unknown layer keys or a `block_size` that contradicts `pos_emb`; nested lists instead of arrays; the book's Fig. 8.1 loader; a loader missing each default; one that returns garbage, changes a value, raises with no message, exits (also as a SystemExit named ValueError: round 12, the worker now names a non-Exception by its builtin class) or loops on malformed texts, runs the injected call, evaluates every text behind a ValueError (with or without builtins, with os._exit replaced) |
 
 Red team (issue 17): attacks by class, and why they fail now.
 
@@ -341,6 +341,53 @@ def _finite_arrays_only(ref):
     return loader
 
 
+def _repaired(reference, repair):
+    """Round 19: the reference, except that a text it refuses is first repaired one way and
+    read again (a loader missing one check): ``repair(tree)`` returns True if it applied."""
+    def loader(text):
+        try:
+            return reference(text)
+        except ValueError:
+            tree = ast.literal_eval(text)
+            if not isinstance(tree, dict) or not repair(tree):
+                raise
+            return reference(repr(tree))
+    return loader
+
+
+def _same_heads(tree):                    # V and P cut (or repeated) to Q's head count
+    for layer in tree.get('layers', []):
+        if isinstance(layer, dict) and all(k in layer for k in 'QVP') and \
+                len(layer['V']) != len(layer['Q']):
+            layer['V'], layer['P'] = ([layer[k][0]] * len(layer['Q']) for k in 'VP')
+            return True
+    return False
+
+
+def _untie_rows(tree):                    # out_emb with the wrong rows dropped: tied again
+    return tree.pop('out_emb', None) is not None
+
+
+def _first_of_vectors(tree):              # a vector gamma or beta read as its first number
+    norms = [tree.get('lnf', {})] + [layer.get(k, {}) for layer in tree.get('layers', [])
+                                     for k in ('ln1', 'ln2')]
+    hit = False
+    for norm in norms:
+        for key in ('gamma', 'beta'):
+            if isinstance(norm, dict) and isinstance(norm.get(key), list) and norm[key]:
+                norm[key], hit = norm[key][0], True
+    return hit
+
+
+def _flattened(tree):                     # a tok_emb nested too deep read at depth 2
+    tok = tree.get('tok_emb')
+    if isinstance(tok, list) and tok and isinstance(tok[0], list) and tok[0] and \
+            isinstance(tok[0][0], list):
+        tree['tok_emb'] = [row for block in tok for row in block]
+        return True
+    return False
+
+
 def _reads_words_as_numbers(reference):
     """Round 17: quoted numbers, true, false and null read as the numbers they stand for
     (float('1.5'), 1, 0, 0), as NumPy reads them; no malformed text held one."""
@@ -394,12 +441,18 @@ def _reads_words_as_numbers(reference):
                 'your program differs from the full form at']),
     (_reads_words_as_numbers, ['ch08.malformed_programs(', 'written as',
                                'your loader returned a value instead of raising']),
+    (lambda ref: _repaired(ref, _same_heads), [' heads in ', 'returned a value']),
+    (lambda ref: _repaired(ref, _untie_rows), ['out_emb', 'returned a value']),
+    (lambda ref: _repaired(ref, _first_of_vectors), ['a vector of', 'returned a value']),
+    (lambda ref: _repaired(ref, _flattened), ['tok_emb nested one level deeper',
+                                              'returned a value']),
 ], ids=['finite-arrays-only', 'fixed-texts-only', 'book', 'no-ln', 'no-block-size', 'no-layers', 'unknown-key', 'eval-payload',
         'restricted-eval', 'lax-layers', 'ignores-block-size', 'nested-lists', 'exits',
         'exits-as-value-error', 'eval-behind-value-error', 'word-filter', 'eval-with-exit-replaced',
         'eval-without-builtins-behind-value-error',
         'silent',
-        'off-by-a-bit', 'rounded', 'words-as-numbers'])
+        'off-by-a-bit', 'rounded', 'words-as-numbers', 'heads-unchecked', 'out-rows-unchecked',
+        'norm-vectors-unchecked', 'depth-unchecked'])
 def test_8_4_wrong_loaders_are_caught(make, fragments):
     fails('8.4', make(answer('8.4')), *fragments)
 

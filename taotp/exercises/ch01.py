@@ -154,7 +154,7 @@ def check_1_3(decode_fast):
     rng = tk.fresh_rng()
     _long_prompt_case(decode_fast, rng)
     block = int(10 ** rng.uniform(np.log10(700), np.log10(2048)))   # round 17: a ring of 640
-    _long_prompt_case(decode_fast, rng, block, (block - 40, block - 15), 660)   # passed
+    _long_prompt_case(decode_fast, rng, block, (block - 16, block - 7), 660)    # passed
     steps, yours, cache = _work_run(decode_fast, rng)
     if yours > WORK_RATIO * cache + 0.05:
         raise Finding(f'tokens right, but a fresh {steps}-step run took your decode {yours:.2f} s '
@@ -283,13 +283,14 @@ def check_1_6(sample_decode):
     # wrong there)
     program_seed = tk.fresh_seed()
     band = float(f'{10 ** rng.uniform(*np.log10(SAMPLING["band"])):.2g}')
+    offset = float(f'{10 ** rng.uniform(3.5, 5):.3g}')      # every logit shifted by it
     fresh = ((None, FRESH_VOCABS, n), (band, COLD_VOCABS, n),
              (cold, COLD_VOCABS, SAMPLING['cold_runs']))
     cases = [('taotp.exercises.ch01.sampling_program()', params, prompt, steps, t, n)
              for t in temps] + [
         (f'taotp.exercises.ch01.fresh_sampling_program({program_seed + k}' +
-         (f', T={T:g}, vocab={vocab})' if T else ')'),
-         *fresh_sampling_program(program_seed + k, T, vocab), runs)
+         (f', T={T:g}, vocab={vocab})' if T else f', offset={offset:g})'),
+         *fresh_sampling_program(program_seed + k, T, vocab, 0.0 if T else offset), runs)
         for k, (T, vocab, runs) in enumerate(fresh)]
     # (scaled ones at a T from 1e-3 to 0.2, where one right only below 1e-3 is wrong, and at
     # the greedy check's T, where a sampler greedy below any T above it is wrong: round 18);
@@ -360,7 +361,8 @@ def check_1_6(sample_decode):
     return Passed(f'greedy at a fresh T from 1e-5 to 1e-3 on {len(SHAPES)} fresh programs, '
                   f'and at fresh Ts from 0.2 to 0.6 and 0.6 to 2 on the notebook\'s program and '
                   f'on three drawn afresh, their vocabulary, prompt and length new too: one at '
-                  f'T from 2 to 3, and two with 24 to 64 tokens and their logits scaled down to '
+                  f'T from 2 to 3 with 10^3.5 to 10^5 added to every logit, and two with 24 to '
+                  f'64 tokens and their logits scaled down to '
                   f'be as spread as there, at a T from 1e-3 to 0.2 and at the greedy check\'s '
                   f'({SAMPLING["cold_runs"]} runs); runs are reproducible with their seeded rng, '
                   f'and every step of {runs} runs follows softmax(logits / T) of its own prefix '

@@ -91,7 +91,7 @@ def sampling_program():
                           scale=0.4)
 
 
-def fresh_sampling_program(seed, T=None, vocab=FRESH_VOCABS):
+def fresh_sampling_program(seed, T=None, vocab=FRESH_VOCABS, offset=0.0):
     """A program of ``sampling_program``'s family drawn from ``seed``, with its prompt, steps
     and temperature: ``(params, prompt, steps, T)``.  Never the shown shape: a vocabulary
     drawn from the range ``vocab`` (never 4), block 11 to 13, a prompt of 1 to 3 tokens and
@@ -100,17 +100,24 @@ def fresh_sampling_program(seed, T=None, vocab=FRESH_VOCABS):
     so greedy decoding is far from them.  T is drawn from 2 to 3, or, given, the logits are
     scaled down so that the laws at ``T`` are those of T = 2 to 3 (round 13: a sampler greedy
     below T = 0.05 and one that kept the 8 likeliest tokens passed; round 17: greedy below
-    0.0015, and the 16 likeliest)."""
+    0.0015, and the 16 likeliest).  ``offset`` is added to every logit (through the final
+    norm's beta; then the vocabulary is at most d_model): the laws stay, exp(logits / T)
+    overflows (round 19: a softmax that did not subtract the max passed)."""
     rng = np.random.default_rng(seed)
     while True:
         size = int(rng.integers(vocab[0], vocab[1] + 1))
         block, d_model = int(rng.integers(11, 14)), int(rng.integers(6, 11))
         prompt = rng.integers(0, size, size=int(rng.integers(1, 4))).tolist()
+        if offset and size > d_model:            # the offset needs out_emb of full row rank
+            continue
         params = random_program(rng, size, block, d_model, ((2, 4, 4, 8),), 'vector', scale=0.4)
         path = decode(prompt, params, max_steps=block - len(prompt), cache=False)
         laws = softmax(transformer(path[:-1], **params)[len(prompt) - 1:] / 2.0)
         if size != 4 and laws.max() < 0.7:
             spread = rng.uniform(2, 3)              # the laws are those of T = spread
+            if offset:                              # beta moved so out_emb @ beta grows by
+                shift = np.linalg.lstsq(params['out_emb'], np.full(size, offset), rcond=None)[0]
+                params['lnf']['beta'] = params['lnf']['beta'] + shift   # offset for every token
             if T is None:
                 return params, prompt, block - len(prompt), float(f'{spread:.3g}')
             params['out_emb'] = params['out_emb'] * (T / spread)

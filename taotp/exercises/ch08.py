@@ -288,12 +288,18 @@ def dumped_program(seed):
 
 
 ARRAY_FIELDS = ('tok_emb', 'pos_emb', 'out_emb', 'Q', 'K', 'V', 'P', 'M1', 'b1', 'M2', 'b2')
-# one wrong trailing size in each field and a word for a number in each kind of place (round
-# 18: a loader that never checked b1 against M1, and one that read a layer norm's "0.5" or
-# true as numbers, passed: one break of a field drawn at random rarely reached them)
-MALFORMED_KINDS = ('ragged', 'finite', 'norm', 'key', 'block', 'contradicts') + tuple(
-    f'trailing:{field}' for field in ARRAY_FIELDS) + tuple(
-    f'not a number:{place}' for place in ('array', 'lnf', 'ln', 'block_size'))
+# Every check breaks a fresh random program in each of these ways (round 18: one field broken
+# at random let a loader that never checked b1, and one that read a layer norm's "0.5" as a
+# number, pass; round 19: leading sizes, head counts, depth, empty fields and the shape of a
+# layer norm were never broken)
+MALFORMED_KINDS = (
+    'ragged', 'finite', 'norm', 'key', 'block', 'contradicts', 'empty', 'zero width',
+    'depth:less', 'heads:QK', 'heads:VP',
+    *(f'trailing:{field}' for field in ARRAY_FIELDS),
+    *(f'leading:{field}' for field in ('out_emb', 'Q', 'K', 'V', 'P', 'M1', 'M2')),
+    *(f'depth:{field}' for field in ARRAY_FIELDS if field != 'pos_emb'),  # (a list of tables
+    *(f'not a number:{place}' for place in ('array', 'lnf', 'ln', 'block_size')),  # is one:
+    *(f'norm shape:{place}' for place in ('lnf', 'ln')))                           # Ch. 9)
 MALFORMED_DRAWN = len(MALFORMED_KINDS)
 
 
@@ -305,8 +311,11 @@ def malformed_programs(seed):
     true, false or null where a number belongs); only texts the package's own loader refuses
     are kept."""
     rng = np.random.default_rng([seed, 84])
-    out, kinds = [], list(MALFORMED_KINDS)
+    out, kinds, tries = [], list(MALFORMED_KINDS), 0
     while kinds:
+        tries += 1
+        if tries > 100 * len(MALFORMED_KINDS):
+            raise RuntimeError(f'malformed_programs: no text of kind {kinds[0]!r} was refused')
         tree = json.loads(_random_program(rng)[0])
         made = _break(tree, kinds[0], rng)
         if made is None:
@@ -360,6 +369,51 @@ def _break(tree, kind, rng):
             row = rows[int(rng.integers(len(rows)))]
             row[int(rng.integers(len(row)))] = float(rng.choice([np.nan, np.inf, -np.inf]))
             what = f'a number in {where} that is not finite'
+    elif kind == 'heads':                          # one head fewer (or more) in Q and K, or V
+        layers = [(i, layer) for i, layer in enumerate(tree.get('layers', []))]   # and P
+        if not layers:
+            return None
+        i, layer = layers[int(rng.integers(len(layers)))]
+        for key in target:
+            layer[key] = layer[key][:-1] if len(layer[key]) > 1 else layer[key] * 2
+        what = f'layers[{i}] with {len(layer[target[0]])} heads in {target[0]} and {target[1]}'
+    elif kind == 'zero width':                    # d_model 0
+        tree = {'tok_emb': [[] for _ in tree['tok_emb']], 'block_size': 2}
+        what = 'a tok_emb of rows with no numbers (d_model 0)'
+    elif kind in ('leading', 'depth', 'empty'):
+        fields = [(w, p, k) for w, p, k in _arrays(tree)      # (an empty MLP, "M2": [], is
+                  if p[k] and target in ('', 'less', k)]           # left alone)
+        if not fields:
+            return None
+        where, parent, key = fields[int(rng.integers(len(fields)))]
+        value = parent[key]
+        if key == 'tok_emb':                      # tied, so out_emb cannot give it away
+            tree.pop('out_emb', None)
+        if kind == 'leading':                     # one row (or head) fewer, or one more
+            parent[key] = value[:-1] if len(value) > 1 else value + value[:1]
+            what = f'{where} with {len(parent[key])} rows (or heads) instead of {len(value)}'
+        elif kind == 'empty':
+            parent[key] = []
+            what = f'{where} empty'
+        elif target != 'less':
+            parent[key] = [value]
+            what = f'{where} nested one level deeper'
+        else:
+            if not value:
+                return None
+            parent[key] = value[0]
+            what = f'{where} one level shallower'
+    elif kind == 'norm shape':                    # a vector gamma or beta of the wrong size
+        norms = [('lnf', tree.setdefault('lnf', {}))] if target == 'lnf' else [
+            (f'layers[{i}].{k}', layer.setdefault(k, {}))
+            for i, layer in enumerate(tree.get('layers', [])) for k in ('ln1', 'ln2')]
+        if not norms:
+            return None
+        where, norm = norms[int(rng.integers(len(norms)))]
+        d = len(tree['tok_emb'][0]) + int(rng.choice([-1, 1]))
+        key = str(rng.choice(['gamma', 'beta']))
+        norm[key] = [1.0] * d
+        what = f'{where}[{key!r}] a vector of {d} numbers'
     elif kind == 'norm':                          # a layer norm's gamma or beta not finite
         norms = [('lnf', tree.setdefault('lnf', {}))] + [
             (f'layers[{i}].{k}', layer.setdefault(k, {}))
