@@ -373,23 +373,20 @@ def up_to_1024(vocab_size, sparse=False, top=1024):
         p = taotp.base_params(vocab_size, 4, min(vocab_size, top))
         p['tok_emb'] = p['out_emb'] = np.eye(min(vocab_size, top))[np.arange(vocab_size) % top]
         return p
-    angle = 2 * np.pi / top * np.arange(vocab_size)
-    plane = np.array([[1.0, -1.0, 0.0], [1.0, 1.0, -2.0]]) / np.sqrt([[2.0], [6.0]])
-    p = taotp.base_params(vocab_size, 16, 3)
-    p['tok_emb'] = p['out_emb'] = np.stack([np.cos(angle), np.sin(angle)], 1) @ plane
+    return circle(2 * np.pi / top * np.arange(vocab_size))
+
+
+def circle(angles):
+    """A tied repeater with token t at ``angles[t]`` on the book's circle (``pos_enc_3d``)."""
+    p = taotp.base_params(len(angles), 16, 3)
+    p['tok_emb'] = p['out_emb'] = taotp.pos_enc_3d(angles)
     return p
 
 
 def strided(stride):
     """A circle that places token t at angle 2 pi (stride t mod V) / V: right unless the
     stride shares a factor with V, when two tokens share a point."""
-    def builder(vocab_size):
-        angle = 2 * np.pi * (stride * np.arange(vocab_size) % vocab_size) / vocab_size
-        plane = np.array([[1.0, -1.0, 0.0], [1.0, 1.0, -2.0]]) / np.sqrt([[2.0], [6.0]])
-        p = taotp.base_params(vocab_size, 16, 3)
-        p['tok_emb'] = p['out_emb'] = np.stack([np.cos(angle), np.sin(angle)], 1) @ plane
-        return p
-    return builder
+    return lambda V: circle(2 * np.pi * (stride * np.arange(V) % V) / V)
 
 
 @pytest.mark.parametrize('puzzle, make', [

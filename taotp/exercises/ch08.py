@@ -305,11 +305,13 @@ MALFORMED_DRAWN = len(MALFORMED_KINDS)
 
 def malformed_programs(seed):
     """(what, text) of the malformed texts one check of 8.4 draws: random compact programs,
-    each broken one way (a wrong trailing size, a ragged row, a number that is not finite in
-    an array (NaN, or +-1e999) or in a layer norm (+-1e999), an unknown key at some level, a
-    block_size that is not a positive whole number, one that contradicts pos_emb, a string,
-    true, false or null where a number belongs); only texts the package's own loader refuses
-    are kept."""
+    each broken one way, once per entry of ``MALFORMED_KINDS`` (a wrong trailing size, and a
+    wrong depth, in each field; a wrong leading size or head count; a ragged row; an empty
+    field, d_model 0; a number that is not finite in an array (NaN, or +-1e999) or in a
+    layer norm (+-1e999); a layer norm's vector of the wrong length; an unknown key at some
+    level; a block_size that is not a positive whole number, or that contradicts pos_emb; a
+    string, true, false or null where a number belongs); only texts the package's own loader
+    refuses are kept."""
     rng = np.random.default_rng([seed, 84])
     out, kinds, tries = [], list(MALFORMED_KINDS), 0
     while kinds:
@@ -343,6 +345,16 @@ def _rows(value):
     if value and isinstance(value[0], list):
         return [row for v in value for row in _rows(v)]
     return [value]
+
+
+def _norms(tree, which=('lnf', 'ln')):
+    """(where, dict) of the layer norms of ``tree`` named in ``which`` ('lnf' the final one,
+    'ln' every layer's ln1 and ln2), each added empty where the text leaves it out."""
+    found = [('lnf', tree.setdefault('lnf', {}))] if 'lnf' in which else []
+    if 'ln' in which:
+        found += [(f'layers[{i}].{k}', layer.setdefault(k, {}))
+                  for i, layer in enumerate(tree.get('layers', [])) for k in ('ln1', 'ln2')]
+    return found
 
 
 def _break(tree, kind, rng):
@@ -404,9 +416,7 @@ def _break(tree, kind, rng):
             parent[key] = value[0]
             what = f'{where} one level shallower'
     elif kind == 'norm shape':                    # a vector gamma or beta of the wrong size
-        norms = [('lnf', tree.setdefault('lnf', {}))] if target == 'lnf' else [
-            (f'layers[{i}].{k}', layer.setdefault(k, {}))
-            for i, layer in enumerate(tree.get('layers', [])) for k in ('ln1', 'ln2')]
+        norms = _norms(tree, (target,))
         if not norms:
             return None
         where, norm = norms[int(rng.integers(len(norms)))]
@@ -415,9 +425,7 @@ def _break(tree, kind, rng):
         norm[key] = [1.0] * d
         what = f'{where}[{key!r}] a vector of {d} numbers'
     elif kind == 'norm':                          # a layer norm's gamma or beta not finite
-        norms = [('lnf', tree.setdefault('lnf', {}))] + [
-            (f'layers[{i}].{k}', layer.setdefault(k, {}))
-            for i, layer in enumerate(tree.get('layers', [])) for k in ('ln1', 'ln2')]
+        norms = _norms(tree)
         where, norm = norms[int(rng.integers(len(norms)))]
         key = str(rng.choice(['gamma', 'beta']))
         norm[key] = float(rng.choice([np.inf, -np.inf]))     # written 1e999: read as a number
@@ -438,17 +446,14 @@ def _break(tree, kind, rng):
                                                int(rng.integers(1, 5)) + 0.5]))
         what = f'block_size {tree["block_size"]:g}'
     elif kind == 'not a number':                  # round 17: strings and booleans were read
-        norms = {'lnf': [('lnf', tree.setdefault('lnf', {}))],          # as numbers
-                 'ln': [(f'layers[{i}].{k}', layer.setdefault(k, {}))
-                        for i, layer in enumerate(tree.get('layers', [])) for k in ('ln1', 'ln2')]}
-        if target == 'array':
+        if target == 'array':                     # as numbers
             places = [(f'a number in {w}', row, int(rng.integers(len(row))))
                       for w, p, k in _arrays(tree) for row in _rows(p[k]) if row]
         elif target == 'block_size':
             tree['block_size'] = len(tree.pop('pos_emb', [0])) or 1
             places = [('block_size', tree, 'block_size')]
         else:
-            places = [(f'{w}[{k!r}]', norm, k) for w, norm in norms[target]
+            places = [(f'{w}[{k!r}]', norm, k) for w, norm in _norms(tree, (target,))
                       for k in ('gamma', 'beta')]
         if not places:
             return None
