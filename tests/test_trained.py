@@ -60,13 +60,15 @@ def test_stored_standard_weights_reproduce_their_kl_curve(name):
 
 
 def test_stored_reference_curves_are_recomputed_exactly():
+    """To rounding: a KL of about 0.2 summed in another NumPy's order moves by 1e-17, and a
+    step where both laws agree comes out as +-1e-21 instead of 0 (NumPy 2.4.6)."""
     P = TS.task_matrix()
     lags = TS.LAG_SETS['{1,3}']
     X, true = TS.evaluation_set(P, lags)
     curves = TS.reference_curves(P, lags, X, true)
     assert set(curves) == set(REFS['{1,3}'])
     for key, curve in curves.items():
-        assert np.allclose(curve, REFS['{1,3}'][key], rtol=1e-12, atol=1e-300), key
+        assert np.allclose(curve, REFS['{1,3}'][key], rtol=1e-12, atol=1e-15), key
 
 
 def test_stored_attention_maps_of_the_standard_model_are_its_own():
