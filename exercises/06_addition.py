@@ -119,8 +119,8 @@ check('6.4', weak_spike)
 # How many parameters (total, as `count_params` counts them) does the construction of Fig. 6.2
 # need in base $b$? Answer with a function of `b` returning that number (a formula: the builder
 # is switched off while it runs; build the program outside it to test your formula). The checker
-# compares with the built construction for every $b$ from 2 to 100, and at 5 larger bases drawn
-# afresh on every check (up to $10^4$, $10^8$, $10^{12}$, $10^{15}$ and $10^{18}$; a float
+# compares with the built construction for every $b$ from 2 to 100, at 101 and at 5 larger
+# bases drawn afresh on every check (up to $10^4$, $10^8$, $10^{12}$, $10^{15}$ and $10^{18}$; a float
 # is compared to within its own rounding), where the construction's shapes keep growing as
 # they do up to 100 (its digit embedding stops at 100; a formula holds for every base).
 

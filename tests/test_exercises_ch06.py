@@ -9,7 +9,7 @@ worker, judged in the judge), exactly as a reader's ``check`` does.
 | 6.2 | `spike(x0, a0)` -> 3 hidden units, f(x0) = a0 and f = 0 for abs(x - x0) >= 1 (grid, every kink, beyond the last kink, +-1e6), to 1e-12 abs(a0) plus 4 ulps of the terms the answer's active units add at x (honest spikes of widths 1 to 1e-6 stay under 0.9 ulp; round 13 hid a tail of slope 2.5e-10 a0 under 16 ulps of a spike 2e-5 wide), at most 1e-9 abs(a0) max(1, abs(x0), abs(x)) (round 10: a tolerance that grew with x0 alone let an offset of 1e-9 x0 pass; round 12: one that grew with x let a tail of slope 3e-10 a0 pass) | 9 shown / 40 from a fresh seed (`ch06.spike_cases(seed)`) |
 | 6.3 | `build_MLP(xs, ys)` -> at most 3n hidden units, exact (1e-6 of the largest output) | 0 / 13 sets from a fresh seed (`ch06.mlp_sets(seed)`; sizes drawn in bands up to 200 and 1 to 7 output dims: round 15, the fixed sizes let an answer wrong for n = 41 to 119 pass) |
 | 6.4 | 2 hidden units; f(0) = 1 and f <= 0 for abs(x) >= 1 | the whole line (f is piecewise linear) |
-| 6.5 | `count_for_base(b)` equals count_params of Fig. 6.2's construction, built in the judge | b = 2..100 / 5 bases, fresh, up to 10^4, 10^8, 10^12, 10^15 and 10^18, a float judged to its own rounding (round 12: a formula right only below 10^6 passed; round 17: 10^12 was the top) |
+| 6.5 | `count_for_base(b)` equals count_params of Fig. 6.2's construction, built in the judge | b = 2..101 / 5 bases, fresh, up to 10^4, 10^8, 10^12, 10^15 and 10^18, a float judged to its own rounding (round 12: a formula right only below 10^6 passed; round 17: 10^12 was the top; round 20: the first band began at 102, so a formula wrong at 101 alone passed) |
 | 6.6, 6.7, 6.8 | attention output (1 - k, k, 0...); d_model <= 3; exact cleanup (1e-6 of the smallest digit gap) | all 100 pairs / - |
 | 6.10, 6.11, 6.13 | one layer, head budget; all pairs; the heads read the digit places; different sums reach the MLP's hidden units differently | all 10,000 pairs / - |
 | 6.14 | the tens digit of a + b | all 10,000 pairs / - |
@@ -189,6 +189,7 @@ def test_6_5_wrong_and_other_correct_forms():
     passes('6.5', lambda b: 58.0 * b + 49.0)                          # to its own rounding
     fails('6.5', lambda b: 58 * b + 49 if b < 10 ** 15 else 58 * b + 48,  # round 17
           'this one was drawn afresh')
+    fails('6.5', lambda b: 58 * b + 49 + (b == 101), 'b = 101')        # round 20
     fails('6.5', lambda b: 58 * b + 49 if b < 10 ** 6 else 0,       # round 12
           'a formula holds for every base, and this one was drawn afresh')
 

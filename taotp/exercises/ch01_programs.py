@@ -40,16 +40,33 @@ SHAPES = (   # (vocab, d_model, layer norms, layers as (n_heads, d_head, d_value
     (2, 4, 'vector', ((0, 1, 1, 6), (3, 1, 4, 3))),       # a layer without heads; d_v != d_head
     (6, 5, 'vector', ()),                                  # no layers (Hello World's shape)
 )
+SHARP = ((3, 8), (12, 20))   # log10 of the factor on Q of each layer of the sharp program
 SCOPE = ('5 random programs drawn afresh (0 to 3 layers, up to 3 heads, a layer without heads, '
          'd_value != d_head, d_ff = 0, vector and scalar layer norms)')
+SHARP_SCOPE = SCOPE + ' and a sixth with attention scores of 1e3 to 1e20'
 
 
-def case_programs(seed, norms=None):
-    """The five programs of one check (``SHAPES``, block 24, weights from ``seed``); the seed
-    of a failed case is printed in its message."""
+def sharpened(params, rng):
+    """``params`` with the Q of layer i scaled by 10 ** uniform(*SHARP[i]): scores as large as
+    those of the book's hardened programs, so exp overflows unless the max is taken off, and
+    a causal mask of -1e9 where -inf belongs lets later positions in (round 20: both passed
+    1.3 and 1.4, the random programs' scores being small)."""
+    for layer, (low, high) in zip(params['layers'], SHARP):
+        layer['Q'] = layer['Q'] * 10 ** rng.uniform(low, high)
+    return params
+
+
+def case_programs(seed, norms=None, sharp=True):
+    """The programs of one check (``SHAPES``, block 24, weights from ``seed``), and with
+    ``sharp`` a sixth, of the first shape, ``sharpened``; the seed of a failed case is
+    printed in its message."""
     rng = np.random.default_rng(seed)
-    return [random_program(rng, vocab, 24, d, layers, norms or kind)
-            for vocab, d, kind, layers in SHAPES]
+    programs = [random_program(rng, vocab, 24, d, layers, norms or kind)
+                for vocab, d, kind, layers in SHAPES]
+    if sharp:
+        vocab, d, kind, layers = SHAPES[0]
+        programs.append(sharpened(random_program(rng, vocab, 24, d, layers, norms or kind), rng))
+    return programs
 
 
 def long_program(seed):
