@@ -7,23 +7,23 @@ the exercise notebook prints show an expected value.
 | id | what is checked (solved means) | wrong answers tried (each a test below) |
 |---|---|---|
 | 9.1 | `parity_sequence(bits, s)`: tokens (one character each) and IDs on 40 strings of 1-100 bits, offsets 1-59 | `=` given s + 1; the scratchpad shifted; multi-character tokens |
-| 9.2 | `scratchpad_text(operands)` on 42 lists (every padding boundary, 1-101 operands) | no b_0; reversed query; operand padding; padding to the sum reached; the proof's padding |
-| 9.3 | `bilevel_ids` on 42 problems, offsets (1, 1) and random; `coupled_ids` and its engine `formats._CoupledIds` switched off | the response coupled with the same number; the engine of `coupled_ids` |
+| 9.2 | `scratchpad_text(operands)` on 63 lists (every padding boundary, 1-101 operands: all nines of 1, 2, 3 digits and one longer at each count, round 20: one length per count let padding to L + ceil(log10 m) pass) | no b_0; reversed query; operand padding; padding to the sum reached; the proof's padding |
+| 9.3 | `bilevel_ids` on 63 problems, offsets (1, 1) and random; `coupled_ids` and its engine `formats._CoupledIds` switched off | the response coupled with the same number; the engine of `coupled_ids` |
 | 9.4 | `multiplication_sequence` on 40 products (4 of them with factors of up to 12 digits: round 15, none over 6 was tried) | level 3 without the shift |
-| 9.5 | `keys(operands, index)` at every response position of 21 problems | the same level-2 ID instead of one smaller |
+| 9.5 | `keys(operands, index)` at every response position of 33 problems | the same level-2 ID instead of one smaller |
 | 9.6 | `cube(D, k)`: every code for D <= 6; for 4 widths up to D = 32 the ends, every one-bit and one-zero code, one code with each other count of bits set and 8 random ones (round 15: 3 codes per width let a code reversed only for k - 1 a power of two pass; round 17: one wrong only with two bits set passed past D = 16) | the binary of k; NaN |
 | 9.7 | `head1(P1, P2, lam)`, run by the book's attention (1/sqrt(k)), PRE_SUM within 0.01 of the chapter's head on 24 problems, 4 sizes, lam in [2.5, 30] | NEXT on the key side; one size for all; a fixed scale; no sqrt(k) fold (the old statement); wrong shapes |
 | 9.8 | `carry_out` on all 38 (pair sum, written digit) pairs | carry = pair sum >= 10; values that never convert or compare |
 | 9.9 | weights of <= 2 ReLUs: the right token kind at every response position of 35 problems | a function; the package's 3 units; EOS from PRE_EOS alone; wrong at an 8-digit size |
 | 9.10 | weights of <= 80 ReLUs, exactly one-hot with PRE_SUM anywhere up to 0.15 off, all 722 intervals checked whole (both ends and every kink: the output is piecewise linear) | a function; 81 units; NUM dropped; narrow plateaus; NaN; the package's units (offset 0.21); round 12: robust trapezoids in 76 units and a 2e-4-wide notch in a plateau (3 spare units), which passed about 95 % of the sampled checks |
 | 9.11 | `build(n, m)`: 1 layer, 4 heads, 83 ReLUs, d = 19 + 2 P1 + 2 P2, exact without norms on the problems of (8, 8), (3, 12), (1, 1), one fresh size up to (7, 12) and one up to (30, 30) (round 17: none between) | a Python adder object; the package's builder; extra layer, head, width, ReLU; one size for all; lam = 0.5; the PreLN port |
-| 9.12 | `size(n, m)` on 45 sizes (the book's five, boundaries drawn afresh, up to 10^6) | the paper's P1 (hint); P2 = ceil(log2 m); a lookup of known sizes |
+| 9.12 | `size(n, m)` on 57 sizes (the book's five, boundaries drawn afresh, m next to every 10^k up to 10^6: round 20, ell from math.log(m, 10) passed, 10^3 and 10^6 being drawn in 3 checks of 5, up to 10^6) | the paper's P1 (hint); P2 = ceil(log2 m); a lookup of known sizes |
 | 9.13 | operands (<= 20 x 20 digits) where the paper's condition holds and the literal width fails | ell a power of two; operands that work; too many |
 | 9.14 | (operands, lam) exact at lam, not at lam - 0.25, on the 0.25 grid | not the smallest; not exact; off the grid; a bool |
 | 9.15 | `shape(b)`: exactly one-hot blocks in bases 2-16, 20, 36, 60 and two drawn below 50 | offset off; overlapping ramps; a lookup of 5 bases; a fix for bases 2 and 3 only |
 | 9.16 | a 1-layer PreLN program: exact parities and EOS on 27 strings of 1-100 bits | no EOS; a short table; a second layer; the adder |
-| 9.17 | `needed(operands, j)` on every digit of 20 problems | one key only |
-| 9.18 | `counts(n, m)` on 21 sizes up to 10^9, builders switched off | the readout counted as tied; a lookup; the package's builder |
+| 9.17 | `needed(operands, j)` on every digit of 35 problems | one key only |
+| 9.18 | `counts(n, m)` on 33 sizes up to 10^9 (a P1 boundary at m = every 10^j up to 10^6: round 20, math.log(m, 10) passed), builders switched off | the readout counted as tied; a lookup; the package's builder |
 | 9.19 | `port(n, m)`: 1 layer, 4 heads, exact through the layer norms for (4, 4), a fresh size up to (3, 3) (round 17: none below (4, 4) was built) and one up to (30, 30) | the norm-free weights; one table; a broken readout; extra layer or head; the package's port |
 
 Red team (attacks written from the checker source alone; each row says why it fails now, or
@@ -194,9 +194,17 @@ def test_9_2_rejects_the_classic_mistakes():
             sums.append(str(run).zfill(ell)[::-1])
         return '+'.join(str(a).zfill(ell) for a in ops) + '=' + '>'.join(sums)
 
+    def ceil_padding(ops):                   # L + ceil(log10 m): one too many at [9] * 11
+        ell = max(len(str(a)) for a in ops) + math.ceil(math.log10(len(ops)))
+        run, sums = 0, []
+        for a in [0] + ops:
+            run += a
+            sums.append(str(run).zfill(ell)[::-1])
+        return '+'.join(str(a).zfill(ell) for a in ops) + '=' + '>'.join(sums)
+
     fails('9.2', no_b0, 'operands [57, 48, 96]', 'expected 057+048+096=000>750')
     fails('9.2', operand_padding, 'operands [57, 48, 96]', 'got 57+48+96=')
-    for wrong in (total_padding, proof_padding):
+    for wrong in (total_padding, proof_padding, ceil_padding):     # ceil: red team, round 20
         hidden('9.2', wrong, C.scratchpad_text)
 
 
@@ -371,6 +379,8 @@ def test_9_12_explains_the_papers_width_and_shows_only_the_books_sizes():
     fails('9.12', lambda n, m: size(n, m)[:3] + (0,), 'n = 2, m = 3: (ell, P1, P2, d): '
                                                       'expected (3, 3, 2, 29), got (3, 3, 2, 0)')
     hidden('9.12', p2_of_m, want)
+    # red team, round 20: ell from math.log(m, 10), which is 2.9999999999999996 at m = 1000
+    hidden('9.12', lambda n, m: (n + 1 + int(math.log(m, 10)),) + size(n, m)[1:], want)
     known = {nm: size(*nm) for nm in ((2, 3), (10, 10), (13, 13), (30, 30), (100, 100), (1, 1))}
     hidden('9.12', lambda n, m: known.get((n, m), (0, 0, 0, 0)), want)
 
@@ -467,6 +477,9 @@ def test_9_18_refuses_the_package_and_tables_made_beforehand():
     fails('9.18', by_building, 'switched off')
     fails('9.18', lambda n, m: C.adder_census(n, m), 'switched off')
     fails('9.18', tied, 'n = 2, m = 3', 'expected (7739, 555)')
+    # red team, round 20: P1 from an ell one short where math.log(m, 10) falls short of j
+    short = lambda n, m: counts(n - (n > 1 and int(math.log(m, 10)) < len(str(m)) - 1), m)  # noqa
+    hidden('9.18', short, C.adder_census)
     table = {(n, m): C.adder_census(n, m) for n in range(1, 40) for m in range(1, 40)}
     hidden('9.18', lambda n, m: table.get((n, m), (0, 0)), C.adder_census)
 

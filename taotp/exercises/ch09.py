@@ -69,9 +69,11 @@ def _fresh(rng, top):
 
 
 def _problems(rng, count, max_m=6, max_n=5, counts=(1, 2, 9, 10, 11, 100, 101), nines=8):
-    """The visible example; ``counts`` operands of up to ``nines`` nines (where the padding
-    grows), zeros, a lone digit, a power of ten; ``count`` random ones (half ragged)."""
-    out = [[57, 48, 96]] + [[10 ** _fresh(rng, nines) - 1] * m for m in counts]
+    """The example; ``counts`` operands of 1, 2, 3 and 4 to ``nines`` nines, where the padding
+    grows (round 20: padding to L + ceil(log10 m), wrong at [9] * 11, passed when one length
+    per count was drawn); zeros, a lone digit, a power of ten; ``count`` random, half ragged."""
+    out = [[57, 48, 96]] + [[10 ** n - 1] * m for m in counts
+                            for n in (1, 2, 3, int(rng.integers(4, nines + 1)))]
     out += [[0] * _fresh(rng, 3), [int(rng.integers(0, 10))],
             [10 ** _fresh(rng, 7)] + [0] * int(rng.integers(0, 3)),
             [int(rng.integers(1, 10)), 10 ** _fresh(rng, 8) - 1]]
@@ -161,7 +163,7 @@ check_9_5 = _function_puzzle(
     [(_SORTED, 'the keys', 'the two digits whose level-1 ID is one larger and level-2 ID one '
                            'smaller than those of the token at index')],
     lambda ops, i: (C.keys_for(C.scratchpad_text(ops), i),),
-    'the right pair of keys at every response position of 21 problems (1 to 11 operands: all '
+    'the right pair of keys at every response position of 33 problems (1 to 11 operands: all '
     'nines, zeros, ragged, random)')
 
 
@@ -399,8 +401,8 @@ def _size_cases(rng):
     for k in rng.choice(np.arange(4, 21), size=3, replace=False).tolist():   # ell + 2 near 2^k
         m = int(10 ** rng.uniform(0, 4))
         cases += [(2 ** k - 2 - len(str(m)) + e, m) for e in (-1, 0, 1, 2)]
-    for k in rng.choice(np.arange(1, 7), size=2, replace=False).tolist():    # m near 10^k
-        cases += [(_fresh(rng, 10 ** 3), 10 ** k + e) for e in (-1, 0, 1)]
+    for k in range(1, 7):       # m near every 10^k (round 20: math.log(m, 10) falls short at
+        cases += [(_fresh(rng, 10 ** 3), 10 ** k + e) for e in (-1, 0, 1)]   # 10^3 and 10^6)
     cases += [(int(10 ** rng.uniform(0, 6)), int(10 ** rng.uniform(0, 6))) for _ in range(10)]
     return [(f'n = {n}, m = {m}', (n, m)) for n, m in cases]
 
@@ -531,7 +533,7 @@ check_9_17 = _function_puzzle(
     [(_SORTED, 'the positions', 'the query digits that share the ID of answer digit j')],
     lambda ops, j: ([i for i, (t, p) in enumerate(zip(*C.baseline_sequence(ops)))   # the
                      if t.isdigit() and p == 2 + j][:-1],),                      # last: digit j
-    'every answer digit of 20 problems reads one digit per operand (fan-in m)', visible=0)
+    'every answer digit of 35 problems reads one digit per operand (fan-in m)', visible=0)
 
 
 def _count_cases(rng):
@@ -541,6 +543,9 @@ def _count_cases(rng):
     for k in rng.choice(np.arange(4, 31), size=3, replace=False).tolist():   # P1 boundary
         m = int(10 ** rng.uniform(0, 4))
         cases += [(2 ** k - e - len(str(m)), m) for e in (2, 1)]
+    for j in range(1, 7):       # ... at m = every 10^j (round 20: see _size_cases)
+        k = int(rng.integers(j + 3, 31))
+        cases += [(2 ** k - e - (j + 1), 10 ** j) for e in (2, 1)]
     for k in rng.choice(np.arange(1, 31), size=3, replace=False).tolist():   # P2 boundary
         cases += [(int(10 ** rng.uniform(0, 6)), m) for m in (2 ** k - 1, 2 ** k)]
     cases += [(int(10 ** rng.uniform(0, 9)), int(10 ** rng.uniform(0, 9))) for _ in range(8)]
