@@ -4,8 +4,11 @@
 text paired with the notebook) once, with ``check`` replaced by a recorder,
 and returns what the notebook passes to ``check('1.8', ...)``.  Tests use it
 to confirm that every reference passes and to derive wrong answers from it,
-without a second copy of any solution.
+without a second copy of any solution.  The cells under the heading of a puzzle
+with no checker (a reflection or an experiment) are skipped: nbval runs them,
+and no answer depends on them (a name one of them defined would be missing).
 """
+import re
 import contextlib
 import functools
 import io
@@ -17,6 +20,7 @@ import jupytext
 
 import taotp.exercises as exercises
 from taotp.exercises import CHAPTERS
+from taotp.exercises.registry import CHECKER_KINDS
 from taotp.exercises.result import CheckResult
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -33,7 +37,8 @@ def chapter_answers(chapter):
         answers[str(puzzle_id)] = answer
         return CheckResult(str(puzzle_id), True, 'recorded by tests/solutions.py')
 
-    exercises.registry()    # imports every taotp.exercises.chNN, as a real check() would
+    table = exercises.registry()   # imports every taotp.exercises.chNN, as check() would
+    checked = True
     namespace = {'__name__': f'solutions_{chapter:02d}'}
     original, here, keeping = exercises.check, os.getcwd(), exercises._keep[0]
     exercises.check = record
@@ -41,7 +46,12 @@ def chapter_answers(chapter):
     try:
         with contextlib.redirect_stdout(io.StringIO()):
             for i, cell in enumerate(notebook.cells):
-                if cell.cell_type != 'code' or 'raises-exception' in cell.metadata.get('tags', []):
+                section = re.match(r'## Puzzle (\d+\.\d+) ', cell.source) \
+                    if cell.cell_type == 'markdown' else None
+                if section:
+                    checked = table[section.group(1)].kind in CHECKER_KINDS
+                if cell.cell_type != 'code' or not checked \
+                        or 'raises-exception' in cell.metadata.get('tags', []):
                     continue
                 name = f'<{script.name}, cell {i}>'
                 linecache.cache[name] = (len(cell.source), None,   # so inspect finds the source

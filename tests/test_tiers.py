@@ -55,9 +55,10 @@ def test_pyproject_deselects_slow_and_registers_every_marker():
 
 
 def collected(*args):
-    """Node ids pytest selects from a few files that hold slow, train and plain tests."""
+    """Node ids pytest selects from a few files that hold slow, train and plain tests (none of
+    them uses hypothesis, whose plugin takes a second to import)."""
     out = subprocess.run([sys.executable, '-m', 'pytest', '--collect-only', '-q', '-p', 'no:xdist',
-                          *args, 'tests/test_book_build.py', 'tests/test_stored_results.py',
+                          '-p', 'no:hypothesispytest', *args, 'tests/test_book_build.py', 'tests/test_stored_results.py',
                           'tests/test_trained_train.py'], cwd=ROOT, capture_output=True, text=True)
     return {line for line in out.stdout.splitlines() if '::' in line}
 
