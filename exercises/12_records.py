@@ -117,10 +117,9 @@ check('12.3', build_small_sort())
 # parameters than the record's at the same size. Every key is asked alone, behind random
 # prefixes and behind prefixes made of other keys; the checker also builds programs, at
 # block size 16, for XOR and for keys of 12 tokens that differ only in the first (or only
-# in the last) token, and for three random tables (keys of three lengths from 1 to 16
-# tokens, one over 61 to 256 symbols and two over 2 to 60, up to 300 of them, at a block
-# size from the key's length to 32),
-# and asks their keys the same way. The random tables and the prefixes are drawn afresh on
+# in the last) token, and for five random tables (keys of five lengths from 1 to 16
+# tokens, one over 61 to 256 symbols and four over 2 to 60, up to 300 of them, at a block
+# size from the key's length to 32, one of them at 32), and asks their keys the same way. The random tables and the prefixes are drawn afresh on
 # every check; a NOT YET on a random table names the seed and the table's index i, and
 # `taotp.exercises.ch12.lookup_tables(seed)[i]` rebuilds it.
 
