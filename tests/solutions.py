@@ -4,10 +4,12 @@
 text paired with the notebook) once, with ``check`` replaced by a recorder,
 and returns what the notebook passes to ``check('1.8', ...)``.  Tests use it
 to confirm that every reference passes and to derive wrong answers from it,
-without a second copy of any solution.  The cells under the heading of a puzzle
-with no checker (a reflection or an experiment) are skipped: nbval runs them,
-and no answer depends on them (a name one of them defined would be missing).
+without a second copy of any solution.  Under the heading of a puzzle with no
+checker (a reflection or an experiment), only the cells that define a function or a
+class or import something run: the others compute and print, which nbval checks,
+and no answer needs them (if one did, its name would be missing: a NameError here).
 """
+import ast
 import re
 import contextlib
 import functools
@@ -46,12 +48,11 @@ def chapter_answers(chapter):
     try:
         with contextlib.redirect_stdout(io.StringIO()):
             for i, cell in enumerate(notebook.cells):
-                section = re.match(r'## Puzzle (\d+\.\d+) ', cell.source) \
-                    if cell.cell_type == 'markdown' else None
-                if section:
-                    checked = table[section.group(1)].kind in CHECKER_KINDS
-                if cell.cell_type != 'code' or not checked \
-                        or 'raises-exception' in cell.metadata.get('tags', []):
+                if cell.cell_type == 'markdown':      # the last puzzle heading it holds
+                    for puzzle in re.findall(r'^## Puzzle (\d+\.\d+) ', cell.source, re.M):
+                        checked = table[puzzle].kind in CHECKER_KINDS
+                if cell.cell_type != 'code' or 'raises-exception' in cell.metadata.get('tags', []) \
+                        or not (checked or _defines(cell.source)):
                     continue
                 name = f'<{script.name}, cell {i}>'
                 linecache.cache[name] = (len(cell.source), None,   # so inspect finds the source
@@ -62,6 +63,12 @@ def chapter_answers(chapter):
         exercises._keep[0] = keeping     # the notebooks switch progress off for themselves
         os.chdir(here)
     return answers
+
+
+def _defines(source):
+    """Whether a cell defines a function or class or imports (what later cells may use)."""
+    kinds = (ast.FunctionDef, ast.ClassDef, ast.Import, ast.ImportFrom)
+    return any(isinstance(node, kinds) for node in ast.parse(source).body)
 
 
 def answer(puzzle_id):
