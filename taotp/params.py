@@ -174,22 +174,24 @@ def _where(path):
 
 def _array_problem(path, value, ndim):
     """Return (array, problem) for a field that must be a finite float array of rank ndim."""
-    where = _where(path)
     if isinstance(value, (list, tuple)):
         try:
             value = np.asarray(value, dtype=np.float64)
         except (TypeError, ValueError):
-            return None, Problem(f'{where} is a list that is not a numeric array', path)
+            return None, Problem(f'{_where(path)} is a list that is not a numeric array', path)
     if not isinstance(value, np.ndarray):
-        return None, Problem(f'{where} must be a NumPy array; got {type(value).__name__}', path)
+        return None, Problem(f'{_where(path)} must be a NumPy array; got '
+                             f'{type(value).__name__}', path)
     if value.dtype.kind not in 'biuf':
-        return None, Problem(f'{where} must hold real numbers; got dtype {value.dtype}', path)
-    if value.ndim != ndim:
-        return None, Problem(f'{where} must have {ndim} dimensions; got shape {value.shape}', path)
-    if value.dtype.kind == 'f' and not np.all(np.isfinite(value)):
-        bad = tuple(int(i) for i in np.argwhere(~np.isfinite(value))[0])
-        return None, Problem(f'{where} holds a non-finite value ({value[bad]}) at index {bad}',
+        return None, Problem(f'{_where(path)} must hold real numbers; got dtype {value.dtype}',
                              path)
+    if value.ndim != ndim:
+        return None, Problem(f'{_where(path)} must have {ndim} dimensions; got shape '
+                             f'{value.shape}', path)
+    if value.dtype.kind == 'f' and not np.isfinite(value).all():
+        bad = tuple(int(i) for i in np.argwhere(~np.isfinite(value))[0])
+        return None, Problem(f'{_where(path)} holds a non-finite value ({value[bad]}) at index '
+                             f'{bad}', path)
     return value, None
 
 
