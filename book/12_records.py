@@ -505,7 +505,7 @@ print('token rows with two zeros:', np.flatnonzero(row_zeros == 2).tolist(),
 # and 3 each in $V$ and $P$; the test suite checks that none of them can go on its own
 # (zeroing any one breaks the certificate or a decoded pair). It keeps the design's
 # margin: the certificate's smallest lead stays in the thousands of softmax units (a rival
-# keeps at most $e^{-30}$ of the weight already at 30), which is 16 units of the last
+# keeps at most $e^{-30}$ of the weight already at 30), which is 12 units of the last
 # place of scores near $10^{18}$, against the design's 11: about as tight.
 #
 # ## Lookup Table: hash to one number, then interpolate

@@ -272,7 +272,10 @@ def search_sparse_sort(vocab_size=28, block_size=100):
     equal coordinates (there it loses a second entry); every row and column of the
     score form.  A candidate counts when its certificate (``compact_sort_certificate``)
     keeps a lead of ``LEAD_NEEDED`` and every (query, successor) pair decodes right.
-    Returns ``(params, facts)``: the fewest non-zeros, then the largest lead.
+    Returns ``(params, facts)``: the first candidate tried with the fewest non-zeros.  (The
+    leads of the tied candidates differ by rounding alone, in steps of 256 at these
+    magnitudes: ranking them ranked NumPy's order of summation, and NumPy 2.4.6 picked
+    another candidate than the one stored.)
     """
     base = build_compact_sort_transformer(vocab_size, block_size)
     frame = taotp.pos_enc_3d(np.array([0.0, np.pi / 2])) / np.sqrt(3)
@@ -286,12 +289,10 @@ def search_sparse_sort(vocab_size=28, block_size=100):
         for row, col in itertools.product(range(3), range(3)):
             p = _sparse_candidate(base, turn, row, col)
             non0 = taotp.count_non0_params(p)['n_params']
-            if best is not None and non0 > best[0]:
+            if best is not None and non0 >= best[0]:
                 continue
             lead = compact_sort_certificate(p)
-            if lead < LEAD_NEEDED or not _pairs_decoded(p):
-                continue
-            if best is None or (non0, -lead) < (best[0], -best[1]):
+            if lead >= LEAD_NEEDED and _pairs_decoded(p):
                 best = (non0, lead, turn, row, col, p)
     non0, lead, turn, row, col, p = best
     return p, {'non0': non0, 'lead': lead, 'turn': turn, 'row': row, 'col': col,
@@ -328,7 +329,8 @@ def test_the_sparse_sort_search_finds_the_stored_program():
     stored = json.loads(STORED_SPARSE.read_text())
     assert facts['non0'] == stored['facts']['non0']
     assert (facts['row'], facts['col']) == (stored['facts']['row'], stored['facts']['col'])
-    assert facts['lead'] == pytest.approx(stored['facts']['lead'], rel=1e-9)
+    assert facts['turn'] == pytest.approx(stored['facts']['turn'], rel=1e-12)
+    assert min(facts['lead'], stored['facts']['lead']) >= LEAD_NEEDED     # leads: rounding
     for key, value in _stored_arrays(p).items():
         np.testing.assert_allclose(value, stored['arrays'][key], rtol=1e-12, atol=0)
         assert np.array_equal(np.asarray(value) == 0, np.asarray(stored['arrays'][key]) == 0)
