@@ -26,7 +26,7 @@
 # tokens.
 #
 # The inputs are drawn anew on every check, from a fresh seed: random ones of the full
-# length and shorter, hand-placed ones (the match as early and as late as it can be, a query
+# length and shorter (one of every length an input can have), hand-placed ones (the match as early and as late as it can be, a query
 # of one repeated token, the first and last tokens of the vocabulary, near misses, one per
 # place of the query), every token of the vocabulary in every place of the query and right
 # after its earlier copy, and the match at every position. A `NOT YET` line names the seed and
@@ -132,7 +132,8 @@ check('4.4', build_thin_search)
 #
 # Compare hashes of the key tokens (as the lookup table of Chapter 3 does) instead of the
 # concatenated tokens. At each of (10, 100, 3), (1000, 100, 10) and (16, 64, 2) the checker
-# needs at least 99 % right, both of 200 random full-length inputs with 100 shorter ones and
+# needs at least 99 % right, both of 200 random full-length inputs with 100 shorter ones (and
+# one of every length) and
 # of the hand-placed ones (the match at every position among them), with at most three
 # quarters of the book's 4,800, 123,486 and 2,034 parameters (3,600, 92,614 and 1,525: the
 # book's program with its unused columns dropped does not fit, a hash of the keys does

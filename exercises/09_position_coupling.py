@@ -95,8 +95,8 @@ check('9.3', bilevel_ids)
 #
 # `multiplication_sequence(a, b)` returns `(text, level1, level2, level3)` (a string and three
 # lists of ints) with all offsets 1: `37*925=581+470+333=58100>52900>52243`, levels
-# `3200001234...`, `0003211111...`, `0000001234...` (see the chapter). Checked on 40 products,
-# 4 of them with factors of up to 12 digits.
+# `3200001234...`, `0003211111...`, `0000001234...` (see the chapter). Checked on 42 products,
+# 6 of them with factors of up to 12 digits (two with products past $2^{63}$).
 
 # %%
 def multiplication_sequence(a, b):
@@ -146,7 +146,7 @@ check('9.6', cube)
 # `(x Wq)(x Wk)^T / sqrt(k)`, causal softmax) on the adder's embeddings `x`, with value
 # `3 NUM`, and compares `PRE_SUM` with the chapter's head 1 (within 0.01) at every response
 # position of six problems, for the chapter's example ($P_1 = 3$, $P_2 = 2$, `lam` = 20) and
-# three sizes and scales drawn afresh (`lam` from 2.5 to 30).
+# four sizes and scales drawn afresh (`lam` from 2.5 to 30; one size has $P_1 = 6$).
 
 # %%
 def head1(P1, P2, lam):
@@ -227,8 +227,8 @@ check('9.11', build)
 # digits, with the proof's padding $\ell = n + 1 + \lfloor\log_{10} m\rfloor$ and a code
 # width that works. Its answers for the five sizes of the chapter's table (*How big is it?*)
 # are shown when wrong, e.g. `size(2, 3)` is `(3, 3, 2, 29)` and `size(30, 30)` is
-# `(32, 6, 5, 41)`; the other 40 sizes (boundaries of the code widths, up to a million) are
-# drawn afresh.
+# `(32, 6, 5, 41)`; the other sizes (boundaries of both code widths at every power of two up
+# to $2^{40}$, and random ones up to a million) are drawn afresh.
 
 # %%
 def size(n, m):
@@ -267,8 +267,8 @@ check('9.14', answer)
 # trapezoids with plateau $[k, k + w]$ (and $[k + b, k + b + w]$), ramps of width $r$.
 # `shape(b) -> (w, r, c0)` (three numbers) must give an **exactly** one-hot digit block in
 # every base $b \ge 2$, even when the pair sum $S$ is off by up to 0.02 (checked for every
-# base from 2 to 16, 20, 36, 60 and two more drawn below 50). (Base 10's shape is not enough
-# for base 2.)
+# base from 2 to 16, 20, 36, 60 and two more drawn below 50, then in base 100 and one drawn
+# up to 1,000 on sampled sums). (Base 10's shape is not enough for base 2.)
 
 # %%
 def shape(b):
@@ -286,8 +286,9 @@ check('9.15', shape)
 # `$`) to `taotp.transformer(seq, **params, positions=ids)`, the book's PreLN model with its
 # layer norms (the default `norm='layer'`), and reads the argmax at `=` and at every
 # scratchpad bit: each must be the next running parity, and `$` after the last. For `0101`
-# that is `0110$`; 26 more strings of 1 to 100 bits are drawn afresh. Hint: the token with
-# ID $p$ needs the query bit with ID $p + 1$ and its own bit.
+# that is `0110$`; 107 more strings are tried, a random one of every length from 1 to 100
+# among them, drawn afresh. Hint: the token with ID $p$ needs the query bit with ID $p + 1$
+# and its own bit.
 
 # %%
 params = None  # your program
@@ -316,8 +317,9 @@ check('9.17', needed)
 # `taotp.coupling.build_multi_operand_adder(n, m)` in the book's census, computed by hand
 # from the construction's shapes (the code widths of Puzzle 9.12 give all of them), without
 # building the program: the package's builders and size functions are switched off while it
-# is checked. Example: `counts(2, 3)` is `(7739, 555)`; the other 20 sizes reach a billion
-# operands of a billion digits. Compare with `taotp.count_params` outside your answer.
+# is checked. Example: `counts(2, 3)` is `(7739, 555)`; the other sizes (both code widths'
+# boundaries at every power of two up to $2^{40}$) reach a billion operands of a billion
+# digits. Compare with `taotp.count_params` outside your answer.
 
 # %%
 def counts(n, m):

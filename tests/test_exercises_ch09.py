@@ -9,21 +9,21 @@ the exercise notebook prints show an expected value.
 | 9.1 | `parity_sequence(bits, s)`: tokens (one character each) and IDs on 40 strings of 1-100 bits, offsets 1-59 | `=` given s + 1; the scratchpad shifted; multi-character tokens |
 | 9.2 | `scratchpad_text(operands)` on 63 lists (every padding boundary, 1-101 operands: all nines of 1, 2, 3 digits and one longer at each count, round 20: one length per count let padding to L + ceil(log10 m) pass) | no b_0; reversed query; operand padding; padding to the sum reached; the proof's padding |
 | 9.3 | `bilevel_ids` on 63 problems, offsets (1, 1) and random; `coupled_ids` and its engine `formats._CoupledIds` switched off | the response coupled with the same number; the engine of `coupled_ids` |
-| 9.4 | `multiplication_sequence` on 40 products (4 of them with factors of up to 12 digits: round 15, none over 6 was tried) | level 3 without the shift |
+| 9.4 | `multiplication_sequence` on 42 products (6 of them with factors of up to 12 digits: round 15, none over 6 was tried; two past 2^63: round 21, sums kept in int64 passed half the checks) | level 3 without the shift |
 | 9.5 | `keys(operands, index)` at every response position of 33 problems | the same level-2 ID instead of one smaller |
 | 9.6 | `cube(D, k)`: every code for D <= 6; for 4 widths up to D = 32 the ends, every one-bit and one-zero code, one code with each other count of bits set and 8 random ones (round 15: 3 codes per width let a code reversed only for k - 1 a power of two pass; round 17: one wrong only with two bits set passed past D = 16) | the binary of k; NaN |
-| 9.7 | `head1(P1, P2, lam)`, run by the book's attention (1/sqrt(k)), PRE_SUM within 0.01 of the chapter's head on 24 problems, 4 sizes, lam in [2.5, 30] | NEXT on the key side; one size for all; a fixed scale; no sqrt(k) fold (the old statement); wrong shapes |
+| 9.7 | `head1(P1, P2, lam)`, run by the book's attention (1/sqrt(k)), PRE_SUM within 0.01 of the chapter's head on 30 problems, 5 sizes, one with P1 = 6 and lam in [4, 15] (round 21: a head comparing 5 bits of the level-1 codes passed, P1 being 5 at most), lam in [2.5, 30] | NEXT on the key side; one size for all; a fixed scale; no sqrt(k) fold (the old statement); wrong shapes |
 | 9.8 | `carry_out` on all 38 (pair sum, written digit) pairs | carry = pair sum >= 10; values that never convert or compare |
 | 9.9 | weights of <= 2 ReLUs: the right token kind at every response position of 35 problems | a function; the package's 3 units; EOS from PRE_EOS alone; wrong at an 8-digit size |
 | 9.10 | weights of <= 80 ReLUs, exactly one-hot with PRE_SUM anywhere up to 0.15 off, all 722 intervals checked whole (both ends and every kink: the output is piecewise linear) | a function; 81 units; NUM dropped; narrow plateaus; NaN; the package's units (offset 0.21); round 12: robust trapezoids in 76 units and a 2e-4-wide notch in a plateau (3 spare units), which passed about 95 % of the sampled checks |
 | 9.11 | `build(n, m)`: 1 layer, 4 heads, 83 ReLUs, d = 19 + 2 P1 + 2 P2, exact without norms on the problems of (8, 8), (3, 12), (1, 1), one fresh size up to (7, 12) and one up to (30, 30) (round 17: none between) | a Python adder object; the package's builder; extra layer, head, width, ReLU; one size for all; lam = 0.5; the PreLN port |
-| 9.12 | `size(n, m)` on 57 sizes (the book's five, boundaries drawn afresh, m next to every 10^k up to 10^6: round 20, ell from math.log(m, 10) passed, 10^3 and 10^6 being drawn in 3 checks of 5, up to 10^6) | the paper's P1 (hint); P2 = ceil(log2 m); a lookup of known sizes |
+| 9.12 | `size(n, m)` on 337 sizes (the book's five, boundaries of m + 1 and ell + 2 at every 2^k up to 2^40: round 21, widths from math.log(x, 2), above 29 at 2^29, passed, m next to every 10^k up to 10^6: round 20, ell from math.log(m, 10) passed, 10^3 and 10^6 being drawn in 3 checks of 5, up to 10^6) | the paper's P1 (hint); P2 = ceil(log2 m); a lookup of known sizes |
 | 9.13 | operands (<= 20 x 20 digits) where the paper's condition holds and the literal width fails | ell a power of two; operands that work; too many |
 | 9.14 | (operands, lam) exact at lam, not at lam - 0.25, on the 0.25 grid | not the smallest; not exact; off the grid; a bool |
-| 9.15 | `shape(b)`: exactly one-hot blocks in bases 2-16, 20, 36, 60 and two drawn below 50 | offset off; overlapping ramps; a lookup of 5 bases; a fix for bases 2 and 3 only |
-| 9.16 | a 1-layer PreLN program: exact parities and EOS on 27 strings of 1-100 bits | no EOS; a short table; a second layer; the adder |
+| 9.15 | `shape(b)`: exactly one-hot blocks in bases 2-16, 20, 36, 60 and two drawn below 50, and on sampled sums in base 100 and one from 101 to 1,000 (round 21: a margin of 1.2 / b, right to 60, passed) | offset off; overlapping ramps; a lookup of 5 bases; a fix for bases 2 and 3 only |
+| 9.16 | a 1-layer PreLN program: exact parities and EOS on 108 strings, one of every length 1-100 (round 21: a program wrong at 57 bits alone passed 8 checks in 10) | no EOS; a short table; a second layer; the adder |
 | 9.17 | `needed(operands, j)` on every digit of 35 problems | one key only |
-| 9.18 | `counts(n, m)` on 33 sizes up to 10^9 (a P1 boundary at m = every 10^j up to 10^6: round 20, math.log(m, 10) passed), builders switched off | the readout counted as tied; a lookup; the package's builder |
+| 9.18 | `counts(n, m)` on 175 sizes up to 10^9 (a P1 boundary at m = every 10^j up to 10^6: round 20, math.log(m, 10) passed; P1 and P2 boundaries at every 2^k up to 2^40: round 21, math.log(x, 2) passed), builders switched off | the readout counted as tied; a lookup; the package's builder |
 | 9.19 | `port(n, m)`: 1 layer, 4 heads, exact through the layer norms for (4, 4), a fresh size up to (3, 3) (round 17: none below (4, 4) was built) and one up to (30, 30) | the norm-free weights; one table; a broken readout; extra layer or head; the package's port |
 
 Red team (attacks written from the checker source alone; each row says why it fails now, or
@@ -240,6 +240,8 @@ def test_9_3_to_9_6_reject_plausible_mistakes():
     flipped = lambda D, k: -right(D, k) if D >= 7 and bin(k - 1).count('1') == 2 else \
         right(D, k)                       # round 17: wrong only with two bits set past D = 16
     fails('9.6', flipped, 'which is not right')
+    # round 21: right below 2^63, as sums kept in int64 are, wrong past it
+    fails('9.4', lambda a, b: mult(a, b) if a * b < 2 ** 63 else mult(a, b - 1), 'not right')
 
 
 # ----------------------------------------------------------------------------- 9.7 - 9.10 pieces
@@ -262,6 +264,13 @@ def test_9_7_rejects_wrong_heads_sizes_and_scales():
     fails('9.7', lambda P1, P2, lam: head1(P1, P2, 50.0), 'more than 0.01 off the chapter')
     fails('9.7', lambda P1, P2, lam: head1(1, 1, lam), 'must both have shape')
     fails('9.7', lambda P1, P2, lam: (np.zeros((5, 3)), np.zeros((5, 3))), 'must both have shape')
+
+    def five_bits(P1, P2, lam):             # round 21: the level-1 codes' 5 low bits only
+        Wq, Wk = (np.array(w, dtype=float) for w in head1(P1, P2, lam))
+        for start in (19, 19 + P1):
+            Wq[start:start + P1 - 5] = Wk[start:start + P1 - 5] = 0
+        return Wq, Wk
+    fails('9.7', five_bits, 'P1 = 6', 'more than 0.01 off the chapter')
 
 
 def test_9_8_rejects_a_naive_carry_and_never_shows_the_carry():
@@ -379,6 +388,11 @@ def test_9_12_explains_the_papers_width_and_shows_only_the_books_sizes():
     fails('9.12', lambda n, m: size(n, m)[:3] + (0,), 'n = 2, m = 3: (ell, P1, P2, d): '
                                                       'expected (3, 3, 2, 29), got (3, 3, 2, 0)')
     hidden('9.12', p2_of_m, want)
+    def float_log2(n, m):                  # round 21: math.log(2 ** 29, 2) > 29
+        ell = size(n, m)[0]
+        P1, P2 = math.ceil(math.log(ell + 2, 2)), max(1, math.ceil(math.log(m + 1, 2)))
+        return ell, P1, P2, 19 + 2 * P1 + 2 * P2
+    hidden('9.12', float_log2, want)
     # red team, round 20: ell from math.log(m, 10), which is 2.9999999999999996 at m = 1000
     hidden('9.12', lambda n, m: (n + 1 + int(math.log(m, 10)),) + size(n, m)[1:], want)
     known = {nm: size(*nm) for nm in ((2, 3), (10, 10), (13, 13), (30, 30), (100, 100), (1, 1))}
@@ -417,6 +431,12 @@ def test_9_15_demands_exactly_one_hot_in_every_base():
     fixed = {b: shape(b) for b in list(range(2, 17)) + [20, 36, 60]}    # the fixed bases only
     fails('9.15', lambda b: fixed.get(b, (0.5, 0.5, 0.01)), 'exactly one-hot')
 
+    def thin(b):                            # round 21: a margin of 1.2 / b, right up to b = 60
+        margin = min(0.1, 1.2 / b)
+        return 1 / b + 2 * margin, 1 - 1 / b - 2 * margin, 1 / b + margin
+    assert all(verdict('9.15', lambda b: thin(b) if b <= 60 else shape(b)).passed for _ in 'ab')
+    fails('9.15', thin, 'base 100')
+
 
 def test_9_16_rejects_no_eos_short_tables_more_layers_and_partial_programs():
     params = answer('9.16')
@@ -430,6 +450,12 @@ def test_9_16_rejects_no_eos_short_tables_more_layers_and_partial_programs():
     short = {**params, 'pos_emb': params['pos_emb'].copy()}
     short['pos_emb'][60:] = short['pos_emb'][59]            # right up to 58 bits only
     fails('9.16', short, 'which is not right')
+
+
+def test_9_16_tries_every_length_from_1_to_100():
+    """Round 21: a program wrong at 57 bits alone passed 8 checks in 10 (21 lengths tried)."""
+    strings = ch09.parity_strings(np.random.default_rng(21))
+    assert {len(bits) for bits in strings} == set(range(1, 101)) and strings[0] == '0101'
 
 
 def test_9_16_reference_decodes_100_bits(rng):
@@ -477,6 +503,12 @@ def test_9_18_refuses_the_package_and_tables_made_beforehand():
     fails('9.18', by_building, 'switched off')
     fails('9.18', lambda n, m: C.adder_census(n, m), 'switched off')
     fails('9.18', tied, 'n = 2, m = 3', 'expected (7739, 555)')
+    # red team, round 21: code widths from math.log(x, 2), which is above 29 at x = 2^29
+    def float_log2(n, m):
+        ell = n + len(str(m))
+        return counts(n + (math.ceil(math.log(ell + 2, 2)) != (ell + 1).bit_length()),
+                      m + (max(1, math.ceil(math.log(m + 1, 2))) != max(1, m.bit_length())))
+    hidden('9.18', float_log2, C.adder_census)
     # red team, round 20: P1 from an ell one short where math.log(m, 10) falls short of j
     short = lambda n, m: counts(n - (n > 1 and int(math.log(m, 10)) < len(str(m)) - 1), m)  # noqa
     hidden('9.18', short, C.adder_census)

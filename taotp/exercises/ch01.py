@@ -165,8 +165,8 @@ def check_1_3(decode_fast):
     return Passed(f'the naive loop\'s tokens on {cases} cases over {SHARP_SCOPE}, incl. full '
                   f'blocks, 0 steps and an early eos, and on a prompt of 40 to 60 tokens whose '
                   f'token at a position drawn 32 or more before its end is read at every step, '
-                  f'and the same at a block of 700 to 2,048 with the position 660 or more before the '
-                  f'end; a run of 500 to 600 steps on a fresh program with '
+                  f'and the same at a block of 700 to 2,048 with the position 660 or more before '
+                  f'the end; a run of 500 to 600 steps on a fresh program with '
                   f'd_model 128 took at most {WORK_RATIO:g}x the CPU time of the package\'s own '
                   f'cache; no call to the package\'s decoders or forward pass')
 

@@ -119,6 +119,9 @@ def search_inputs(seed, sizes, n_random, adversarial=True):
         X, _ = search_cases(rng, n_random if length == block else max(10, n_random // 4),
                             vocab, length, L)
         cases += [(f'a random input of {length} tokens', x) for x in X]
+    for length in range(shortest, block + 1):  # round 21: a program right only at the lengths
+        X, _ = search_cases(rng, 1, vocab, length, L)           # above and below passed
+        cases += [(f'a random input of {length} tokens', x) for x in X]
     for length in sorted({block, shortest + L}):
         if shortest <= length <= block:
             cases += [(f'{label} ({length} tokens)', x)
@@ -162,10 +165,10 @@ def _judge(params, sizes, n_random, need=1.0, post_ln=False, adversarial=True):
                             f'token right after that copy', x.tolist())
 
 
-SWEEP = ('random inputs of full and shorter length, the match at both ends, repeated and extreme '
-         'tokens, near misses in every place of the query, a query alternating the first and last '
-         'tokens, every token in every place of the query and after it, the match at every '
-         'position, all drawn afresh')
+SWEEP = ('random inputs of full and shorter length (one of every length), the match at both '
+         'ends, repeated and extreme tokens, near misses in every place of the query, a query '
+         'alternating the first and last tokens, every token in every place of the query and '
+         'after it, the match at every position, all drawn afresh')
 
 
 # ----------------------------------------------------------------------------- 4.2
@@ -314,9 +317,10 @@ def check_4_5(build):
         found.append(f'{sizes}: {count_params(params)["n_params"]:,} parameters (book '
                      f'{book:,})')
     return Passed(f'>= 99 % right at every size, of {RANDOM_4_5} random full-length and '
-                  f'{2 * (RANDOM_4_5 // 4)} shorter inputs and of the hand-placed ones (the '
-                  f'match at both ends and at every position, repeated and extreme tokens; no '
-                  f'near misses, which hashing may confuse), all drawn afresh, with at most 3/4 '
+                  f'{2 * (RANDOM_4_5 // 4)} shorter inputs, one of every length, and of the '
+                  f'hand-placed ones (the match at both ends and at every position, repeated '
+                  f'and extreme tokens; no near misses, which hashing may confuse), all drawn '
+                  f'afresh, with at most 3/4 '
                   f'of the book\'s parameters (counted on your arrays): ' + '; '.join(found)
                   + '; the checker sees sizes and accuracy, not whether the keys are hashed')
 

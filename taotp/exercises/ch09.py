@@ -13,182 +13,11 @@ from .. import coupling as C
 from ..decoding import transformer
 from ..model import causal_mask, mlp, self_attn
 from . import toolkit as T
+# shared helpers and the format puzzles 9.1 to 9.6
+from .ch09_formats import (_SORTED, _fresh, _function_puzzle, _ints, _problems,  # noqa: F401
+                           check_9_1, check_9_2, check_9_3, check_9_4, check_9_5, check_9_6)
 from .registry import Puzzle, checker
 from .toolkit import Finding, Passed
-
-
-# ----------------------------------------------------------------------------- shared helpers
-
-def _ints(value, what, order=list):
-    if isinstance(value, str) or T.array(value, what=what).ndim != 1:
-        raise Finding(f'{what} must be a flat list of integers; got {T.short(value, 80)}')
-    return order(T.array(value, what=what, integer=True).tolist())
-
-
-_SORTED = functools.partial(_ints, order=sorted)
-
-
-def _text(value, what):
-    items = list(value) if isinstance(value, (str, list, tuple, np.ndarray)) else [None]
-    if not all(isinstance(t, str) and len(t) == 1 for t in items):
-        raise Finding(f'{what} must be a string or a list of one-character strings (one per '
-                      f'token); got {T.short(value, 80)}')
-    return ''.join(items)
-
-
-def _function_puzzle(pid, name, cases, parts, want, scope, visible=1):
-    """The checker of a "write this function" puzzle: ``cases(rng)`` draws the ``(on, args)``
-    of one check (the first ``visible`` are the notebook's examples, the only ones whose
-    expected value is shown); ``parts`` reads each part of the output, ``(read, name, rule)``
-    (``rule``: text, or a function of the part and the args); ``want(*args)``."""
-    def body(fn):
-        drawn = cases(T.fresh_rng())
-        for i, (on, args) in enumerate(drawn):
-            got = T.call(fn, *args, what=f'your {name}', on=on)
-            got = [got] if len(parts) == 1 else T.parts(got, len(parts), f'{on}: expected '
-                                                                         f'{len(parts)} results')
-            for g, w, (read, part, rule) in zip(got, want(*args), parts):
-                g = read(g, f'your result ({on})')
-                if g == w:
-                    continue
-                rule = rule(g, *args) if callable(rule) else rule
-                if i < visible:
-                    raise Finding(f'{on}: {part}: expected {w}, got {g}; {rule}', args)
-                if isinstance(g, (str, list)):
-                    k = next((k for k, (a, b) in enumerate(zip(g, w)) if a != b), None)
-                    rule += (f'; entry {k} (from 0) is the first wrong one' if k is not None
-                             else f'; it has {len(g)} entries, {len(w)} are needed')
-                raise T.wrong(f'{on}: {part}', g, rule, args)
-        return Passed(scope.format(len(drawn)))
-    body.__name__ = body.__qualname__ = f'check_{pid.replace(".", "_")}'
-    return checker(pid)(body)
-
-
-def _fresh(rng, top):
-    return int(rng.integers(1, top + 1))
-
-
-def _problems(rng, count, max_m=6, max_n=5, counts=(1, 2, 9, 10, 11, 100, 101), nines=8):
-    """The example; ``counts`` operands of 1, 2, 3 and 4 to ``nines`` nines, where the padding
-    grows (round 20: padding to L + ceil(log10 m), wrong at [9] * 11, passed when one length
-    per count was drawn); zeros, a lone digit, a power of ten; ``count`` random, half ragged."""
-    out = [[57, 48, 96]] + [[10 ** n - 1] * m for m in counts
-                            for n in (1, 2, 3, int(rng.integers(4, nines + 1)))]
-    out += [[0] * _fresh(rng, 3), [int(rng.integers(0, 10))],
-            [10 ** _fresh(rng, 7)] + [0] * int(rng.integers(0, 3)),
-            [int(rng.integers(1, 10)), 10 ** _fresh(rng, 8) - 1]]
-    for _ in range(count):
-        ops = C.random_operands(_fresh(rng, max_m), _fresh(rng, max_n), rng=rng)
-        out.append([int(str(a)[:_fresh(rng, len(str(a)))]) for a in ops]
-                   if rng.random() < 0.5 else ops)
-    return out
-
-
-# ----------------------------------------------------------------------------- 9.1 - 9.6 formats
-
-def _parity_cases(rng):
-    cases = [('0101', 1)]                                      # the statement's example
-    for n in (1, 100, int(rng.integers(2, 100))):
-        alternating = ('01' if rng.random() < 0.5 else '10') * 50
-        cases += [(bits, _fresh(rng, 59)) for bits in ('0' * n, '1' * n, alternating[:n])]
-    cases += [(''.join(map(str, rng.integers(0, 2, size=_fresh(rng, 100)))), _fresh(rng, 59))
-              for _ in range(30)]
-    return [(f'bits {b!r}, s = {s}', (b, s)) for b, s in cases]
-
-
-check_9_1 = _function_puzzle(
-    '9.1', 'parity_sequence', _parity_cases,
-    [(_text, 'the tokens', 'the bits, "=", then the running parities'),
-     (_ints, 'the IDs', 'query bit k and scratchpad bit k share the ID s + k; "=" gets s')],
-    lambda b, s: (lambda t, p: (''.join(t), p))(*C.parity_sequence(b, offset=s)),
-    'tokens and IDs right on {} bit strings (the example 0101; all zeros, all ones, alternating '
-    'of length 1, 100 and one between; 30 random of 1 to 100 bits; offsets 1 to 59)')
-
-check_9_2 = _function_puzzle(
-    '9.2', 'scratchpad_text', lambda rng: [(f'operands {o}', (o,)) for o in _problems(rng, 30)],
-    [(_text, 'the string', 'pad every number to the digits of (10^L - 1) m; operands plain, '
-                           'running sums b_0 = 0, ..., b_m units first')],
-    lambda ops: (C.scratchpad_text(ops),),
-    'the right string on {} operand lists (1 to 101 operands of up to 8 digits: every padding '
-    'boundary, all nines, zeros, ragged lengths)')
-
-check_9_3 = _function_puzzle(
-    '9.3', 'bilevel_ids', lambda rng: [
-        (f'operands {o}, s1 = {a}, s2 = {b}', (o, a, b)) for o, a, b in
-        [(o, 1, 1) if i == 0 else (o, _fresh(rng, 40), _fresh(rng, 40))
-         for i, o in enumerate(_problems(rng, 30))]],
-    [(_ints, 'level 1', 'separators get s1, a digit worth 10^j gets s1 + 1 + j'),
-     (_ints, 'level 2', 'a_i and the "+" after it get s2 + i - 1, b_i and the separator in '
-                        'front of it s2 + i')],
-    lambda o, a, b: C.addition_sequence(o, offsets=(a, b))[1:],
-    'both levels right on {} problems (1 to 101 operands, every padding boundary) with offsets '
-    '(1, 1) and random ones up to 40')
-
-
-def _product_cases(rng):
-    def number(top):
-        return int(rng.integers(0, 10 ** _fresh(rng, top)))
-
-    pairs = [(37, 925), (0, number(5)), (number(5), 0), (0, 0), (1, 1), (9, 9),
-             (10 ** _fresh(rng, 6) - 1,) * 2, (10 ** _fresh(rng, 5), number(5)),
-             (number(5), 10 ** _fresh(rng, 5)), (int(f'{_fresh(rng, 9)}0{_fresh(rng, 9)}'),
-                                                 int(f'{_fresh(rng, 9)}00{_fresh(rng, 9)}'))]
-    # random factors of up to 6 digits, and 4 of up to 12 (round 15: none over 6 was tried)
-    pairs += [(number(6), number(5)) for _ in range(26)]
-    pairs += [(number(12), number(12)) for _ in range(4)]
-    return [(f'{a} * {b}', (a, b)) for a, b in pairs]
-
-
-check_9_4 = _function_puzzle(
-    '9.4', 'multiplication_sequence', _product_cases,
-    [(_text, 'the text', 'the partial products a * B_i padded to M + 1 digits, then the '
-                         'shifted running sums padded to M + N digits, all units first')] +
-    [(_ints, f'level {k}', 'follow the rules of the chapter token by token') for k in (1, 2, 3)],
-    lambda a, b: (lambda t, *ids: (''.join(t), *ids))(*C.multiplication_sequence(a, b)),
-    'text and all three levels right on {} products (zeros, ones, zeros inside a factor, all '
-    'nines, powers of ten, random, factors of up to 12 digits)')
-
-
-def _key_cases(rng):
-    cases = []
-    for ops in _problems(rng, 12, max_m=5, max_n=4, counts=(2, 9, 10, 11), nines=7):
-        text = C.scratchpad_text(ops)
-        cases += [(f'operands {ops} ({text}), index {i} (token {text[i]!r})', (ops, i))
-                  for i in range(text.index('='), len(text)) if C.keys_for(text, i)]
-    return sorted(cases, key=lambda case: case[1] != ([57, 48, 96], 23))    # the example first
-
-
-check_9_5 = _function_puzzle(
-    '9.5', 'keys', _key_cases,
-    [(_SORTED, 'the keys', 'the two digits whose level-1 ID is one larger and level-2 ID one '
-                           'smaller than those of the token at index')],
-    lambda ops, i: (C.keys_for(C.scratchpad_text(ops), i),),
-    'the right pair of keys at every response position of 33 problems (1 to 11 operands: all '
-    'nines, zeros, ragged, random)')
-
-
-def _cube_cases(rng):
-    cases = [(3, 2)] + [(D, k) for D in range(1, 7) for k in range(1, 2 ** D + 1)]
-    for D in sorted(rng.choice(np.arange(7, 33), size=4, replace=False).tolist()):
-        # the ends, 8 random codes, every code with one bit set or one clear (round 15: only
-        # 3 codes per width were tried), a random one with each count of bits set (round 17:
-        # a code wrong only with two bits set passed past D = 16)
-        ks = {1, 2 ** D, *(int(k) for k in rng.integers(1, 2 ** D + 1, size=8))}
-        ks |= {2 ** j + 1 for j in range(D)} | {2 ** D - 2 ** j for j in range(D)}
-        ks |= {sum(2 ** int(j) for j in rng.choice(D, size=c, replace=False)) + 1
-               for c in range(2, D - 1)}
-        cases += [(D, int(k)) for k in sorted(ks)]
-    return [(f'D = {D}, k = {k}', (D, k)) for D, k in cases]
-
-
-check_9_6 = _function_puzzle(
-    '9.6', 'cube', _cube_cases,
-    [(lambda v, what: T.array(v, what=what).tolist(), 'the code',
-      'the signs (-1)^bit of the D-bit binary expansion of k - 1, most significant bit first')],
-    lambda D, k: (C.cube_code(D, k).astype(int).tolist(),),
-    'every code right: all of them for D = 1 to 6, and for 4 widths from 7 to 32 k = 1, '
-    '2^D, every code with one bit set or one bit clear, one with each other count of bits set '
-    'and 8 random ones')
 
 
 # ----------------------------------------------------------------------------- 9.7 - 9.10 pieces
@@ -197,9 +26,12 @@ check_9_6 = _function_puzzle(
 def check_9_7(head1):
     """``head1(P1, P2, lam) -> (Wq, Wk)`` of shapes (d, k): the digit-sum head's scores."""
     rng = T.fresh_rng()
-    for i, (low, high) in enumerate(((20, 20), (15, 30), (2.5, 4), (2.5, 4))):
-        n_max, m_max = (2, 3) if i == 0 else (_fresh(rng, 20), int(rng.integers(2, 41)))
-        lam = rng.uniform(low, high)                 # the first: the chapter's example
+    # the chapter's example, then fresh sizes; the last with P1 = 6 and lam from 4 to 15
+    # (round 21: head 1 comparing 5 bits of the level-1 codes passed, P1 being 5 at most)
+    for i, (low, high) in enumerate(((20, 20), (15, 30), (2.5, 4), (2.5, 4), (4, 15))):
+        n_max, m_max = ((2, 3) if i == 0 else (int(rng.integers(31, 61)), _fresh(rng, 8))
+                        if i == 4 else (_fresh(rng, 20), _fresh(rng, 40)))
+        lam = rng.uniform(low, high)
         adder = C.build_multi_operand_adder(n_max, m_max, lam=lam)
         P1, P2, d = adder.P1, adder.P2, adder.layout.d_model
         where = f'P1 = {P1}, P2 = {P2}, lam = {lam:.4g}'
@@ -228,8 +60,8 @@ def check_9_7(head1):
                                   f'the chapter\'s head 1 (BOS and the digits with level-1 ID one '
                                   f'larger, level-2 ID one smaller)', (ops, q))
     return Passed('PRE_SUM within 0.01 of the chapter\'s head (run by the book\'s attention) at '
-                  'every response position of 24 problems, 4 code widths, lam in [15, 30] and in '
-                  '[2.5, 4], where the weights are still soft')
+                  'every response position of 30 problems, 5 sizes (one with P1 = 6), lam in '
+                  '[15, 30], [4, 15] and [2.5, 4], where the weights are still soft')
 
 
 _CARRIES = sorted({(a + b, (a + b + c) % 10) for a in range(10) for b in range(10) for c in (0, 1)})
@@ -396,9 +228,11 @@ check_9_19 = _adder_puzzle(
 def _size_cases(rng):
     """(n, m): the book's five sizes, then boundaries and sizes drawn afresh."""
     cases = [(2, 3), (10, 10), (13, 13), (30, 30), (100, 100)]
-    for k in rng.choice(np.arange(2, 21), size=3, replace=False).tolist():   # m + 1 near 2^k
+    # m + 1 and ell + 2 near every 2^k up to 2^40 (round 21: math.log(x, 2) is above 29 at
+    # 2^29; a P1 or P2 from it passed, no boundary past 2^20 being drawn)
+    for k in range(2, 41):
         cases += [(_fresh(rng, 10 ** 4), 2 ** k + e) for e in (-2, -1, 0, 1)]
-    for k in rng.choice(np.arange(4, 21), size=3, replace=False).tolist():   # ell + 2 near 2^k
+    for k in range(4, 41):
         m = int(10 ** rng.uniform(0, 4))
         cases += [(2 ** k - 2 - len(str(m)) + e, m) for e in (-1, 0, 1, 2)]
     for k in range(1, 7):       # m near every 10^k (round 20: math.log(m, 10) falls short at
@@ -415,8 +249,9 @@ check_9_12 = _function_puzzle(
       '(ell, P1, P2, d)', lambda got, n, m: _PAPER_P1 if got[1] == C.sizes(
           n, m, literal=True)['P1'] != C.sizes(n, m)['P1'] else 'check each against its rule')],
     lambda n, m: (tuple(C.sizes(n, m)[k] for k in ('ell', 'P1', 'P2', 'd_model')),),
-    '(ell, P1, P2, d) right on {} sizes: the book\'s five, power-of-two boundaries of m + 1 and '
-    'of ell + 2, power-of-ten boundaries of m, 10 random sizes up to a million', visible=5)
+    '(ell, P1, P2, d) right on {} sizes: the book\'s five, boundaries of m + 1 and of ell + 2 at '
+    'every power of two up to 2^40, m next to every power of ten up to 10^6, 10 random sizes up '
+    'to a million', visible=5)
 
 
 def _operands(value):
@@ -471,15 +306,20 @@ def check_9_14(answer):
 @checker('9.15')
 def check_9_15(shape):
     """``shape(b) -> (w, r, c0)``: plateau, ramp and offset of an exactly one-hot digit block."""
-    drawn = sorted(T.fresh_rng().choice(np.arange(17, 50), size=2, replace=False).tolist())
-    for b in list(range(2, 17)) + [20, 36, 60] + drawn:
+    rng = T.fresh_rng()
+    drawn = sorted(rng.choice(np.arange(17, 50), size=2, replace=False).tolist())
+    # past 60, 30 pair sums by 6 previous ones (round 21: a margin of 1.2 / b passed)
+    for b in list(range(2, 17)) + [20, 36, 60] + drawn + [100, int(rng.integers(101, 1001))]:
         w, r, c0 = T.array(T.call(shape, b, what='your shape', on=f'base {b}'), shape=(3,),
                            what=f'shape({b})').tolist()
         if not (w > 0 and r > 0 and w + r <= 1 + 1e-12):
             raise Finding(f'base {b}: need w > 0, r > 0 and w + r <= 1 so neighbouring '
                           f'trapezoids do not overlap; got w = {w}, r = {r}', b)
-        S, prev, cin, delta = np.meshgrid(np.arange(2 * b - 1), np.arange(2 * b - 1), (0, 1),
-                                          (-0.02, -0.01, 0.0, 0.01, 0.02), indexing='ij')
+        ends = [0, b - 2, b - 1, b, 2 * b - 2]          # where the digit or the carry turns
+        sums, prevs = (np.arange(2 * b - 1),) * 2 if b <= 60 else (
+            np.r_[ends, rng.integers(0, 2 * b - 1, 25)], np.r_[ends, rng.integers(0, 2 * b - 1)])
+        S, prev, cin, delta = np.meshgrid(sums, prevs, (0, 1), (-0.02, -0.01, 0.0, 0.01, 0.02),
+                                          indexing='ij')
         written, carry = (prev + cin) % b, (prev + cin) // b
         with np.errstate(all='ignore'):
             g = S + delta + (prev - written) / b + c0
@@ -493,7 +333,16 @@ def check_9_15(shape):
                           'the digit block must be exactly one-hot at (pair sum + carry in) '
                           'mod b', (b, int(S[i]), int(carry[i])))
     return Passed('exactly one-hot digit blocks in bases 2 to 16, 20, 36, 60 and two more below '
-                  '50, for every pair sum and carry, the pair sum off by up to 0.02')
+                  '50, for every pair sum and carry, and in base 100 and one from 101 to 1,000 for '
+                  '30 pair sums by 6 previous ones, the pair sum off by up to 0.02')
+
+
+def parity_strings(rng):
+    """The bit strings of one 9.16 check: the example, all zeros, all ones, alternating, a lone
+    1 at either end, and a random one of every length from 1 to 100 (round 21: a program
+    wrong at one length passed, 21 lengths being tried)."""
+    strings = ['0101', '0', '1', '0' * 100, '1' * 100, '01' * 50, '1' + '0' * 99, '0' * 99 + '1']
+    return strings + [''.join(map(str, rng.integers(0, 2, size=n))) for n in range(1, 101)]
 
 
 @checker('9.16')
@@ -505,10 +354,7 @@ def check_9_16(params):
             or params['pos_emb'].shape[0] < 102:
         raise Finding('expected 4 tokens (0 1 = $, tok_emb rows) and one position table of at '
                       'least 102 rows (IDs 0 to 101)')
-    rng = T.fresh_rng()
-    strings = ['0101', '0', '1', '0' * 100, '1' * 100, '01' * 50, '1' + '0' * 99, '0' * 99 + '1']
-    strings += [''.join(map(str, rng.integers(0, 2, size=n)))
-                for n in [2, 3, 100] + rng.integers(1, 101, size=16).tolist()]
+    strings = parity_strings(T.fresh_rng())
     for bits in strings:
         tokens, _ = C.parity_sequence(bits)
         seq = [C.PARITY_VOCAB.index(c) for c in ['$'] + tokens]
@@ -522,7 +368,7 @@ def check_9_16(params):
                 T.wrong(on, got, 'each is the next running parity, "$" after the last', bits)
     return Passed(f'1 layer; exact parities and EOS (teacher-forced, layer norms) on '
                   f'{len(strings)} strings of 1 to 100 bits: 0101, all zeros, all ones, '
-                  f'alternating, a lone 1 at either end, 19 random')
+                  f'alternating, a lone 1 at either end, and a random one of every length')
 
 
 check_9_17 = _function_puzzle(
@@ -540,13 +386,13 @@ def _count_cases(rng):
     """The example, boundaries of both code widths, sizes up to a billion (beyond building;
     the counts depend only on the code widths P1, P2)."""
     cases = [(2, 3)]
-    for k in rng.choice(np.arange(4, 31), size=3, replace=False).tolist():   # P1 boundary
+    for k in range(4, 41):      # P1 and P2 boundaries at every 2^k (round 21, see _size_cases)
         m = int(10 ** rng.uniform(0, 4))
         cases += [(2 ** k - e - len(str(m)), m) for e in (2, 1)]
     for j in range(1, 7):       # ... at m = every 10^j (round 20: see _size_cases)
         k = int(rng.integers(j + 3, 31))
         cases += [(2 ** k - e - (j + 1), 10 ** j) for e in (2, 1)]
-    for k in rng.choice(np.arange(1, 31), size=3, replace=False).tolist():   # P2 boundary
+    for k in range(1, 41):
         cases += [(int(10 ** rng.uniform(0, 6)), m) for m in (2 ** k - 1, 2 ** k)]
     cases += [(int(10 ** rng.uniform(0, 9)), int(10 ** rng.uniform(0, 9))) for _ in range(8)]
     return [(f'n = {n}, m = {m}', (n, m)) for n, m in cases]
@@ -557,8 +403,8 @@ check_9_18 = _function_puzzle(
     [(lambda v, what: tuple(_ints(v, what)), '(total, non-zero)',
       'every count follows from the code widths P1, P2 of 9.12')],
     lambda n, m: (C.adder_census(n, m),),
-    'total and non-zero counts right on {} sizes (the example, boundaries of both code widths, '
-    'random sizes up to a billion), without building the program')
+    'total and non-zero counts right on {} sizes (the example, boundaries of both code widths at '
+    'every power of two up to 2^40, random sizes up to a billion), without building the program')
 
 
 def _own(*names, hint='write this part yourself'):
