@@ -7,7 +7,7 @@ worker, judged in the judge.
 |---|---|---|
 | 8.1, 8.2 | no checker (open-ended; worked answers in the solutions notebook) | - |
 | 8.3 | a letter of `CHOICES_8_3` or a function tokens -> next token that agrees with the Fig. 8.3 program at full precision on 776 prompts: every prompt of 1-2 tokens; of 3-8: repeated tokens, runs, the smallest token at every place, the vocabulary's ends, and 300 random ones drawn afresh; messages never say what the program outputs | every wrong letter; predicting the printed one-decimal weights; the minimum of all but the first token (caught by the adversarial prompts); True for token 1; half tokens, text, NaN. a function that runs the listing (printed, or the 2-decimal one: passed in round 7), refused since: the package's forward pass, its pieces and the loop reference are off in the worker. Not preventable: guessing among 6 letters |
-| 8.4 | a loader `my_compile(text) -> params`: both printed listings, a dumped random program and 17 compact forms (12 random, drawn afresh: field order, ints and floats, width-0 MLPs) equal their full forms bit for bit; 11 malformed texts and 7 drawn afresh (`ch08.malformed_programs`: a random program broken one way each, kept only if the package's loader refuses it; round 17: a string, true, false or null for a number, which a loader that read them as numbers passed; round 18: one break of each field's trailing size and a word for a number in each kind of place, array, lnf, ln1/ln2 and block_size, after a loader that never checked b1 and one that read layer norms with float() passed; round 19: a wrong leading size, head count, depth, an empty field and a layer norm of the wrong shape, 45 texts in all, after loaders missing each of those checks passed) raise with a message; 11 texts holding code are refused and never run (4 of them drawn afresh from 15 kinds of code hidden in block_size or tok_emb: round 14, a loader that evaluated every text without '*', ' if ', '__' or 'exec(' passed; two end the process that runs them: round 12, a loader that evaluated the text and turned whatever happened into a ValueError passed; one loops forever in C over an iterator found from `object`, holding the GIL: round 13, a loader that also replaced os._exit passed); the package's loader (`ch08.LOADER_PARTS`) is switched off where the loader runs | `taotp.load_program` itself, `compile_TAOTP`, a wrapper, the parser alone, `build(parse(text))` bound before the check; `eval` without builtins; a loader ignoring unknown layer keys or a `block_size` that contradicts `pos_emb`; nested lists instead of arrays; the book's Fig. 8.1 loader; a loader missing each default; one that returns garbage, changes a value, raises with no message, exits (also as a SystemExit named ValueError: round 12, the worker now names a non-Exception by its builtin class) or loops on malformed texts, runs the injected call, evaluates every text behind a ValueError (with or without builtins, with os._exit replaced) |
+| 8.4 | a loader `my_compile(text) -> params`: both printed listings, a dumped random program and 17 compact forms (12 random, drawn afresh: field order, ints and floats, width-0 MLPs) equal their full forms bit for bit; 11 malformed texts and 7 drawn afresh (`ch08.malformed_programs`: a random program broken one way each, kept only if the package's loader refuses it; round 17: a string, true, false or null for a number, which a loader that read them as numbers passed; round 18: one break of each field's trailing size and a word for a number in each kind of place, array, lnf, ln1/ln2 and block_size, after a loader that never checked b1 and one that read layer norms with float() passed; round 19: a wrong leading size, head count, depth, an empty field and a layer norm of the wrong shape, after loaders missing each of those checks passed; round 21: a non-finite number, a ragged row and an empty field in every field, not in one drawn at random, after a loader that never checked b2's finiteness passed 9 checks in 10; a layer norm's wrong length never 0, which a loader reading a vector's first number got right by luck: 73 texts in all) raise with a message; 11 texts holding code are refused and never run (4 of them drawn afresh from 15 kinds of code hidden in block_size or tok_emb: round 14, a loader that evaluated every text without '*', ' if ', '__' or 'exec(' passed; two end the process that runs them: round 12, a loader that evaluated the text and turned whatever happened into a ValueError passed; one loops forever in C over an iterator found from `object`, holding the GIL: round 13, a loader that also replaced os._exit passed); the package's loader (`ch08.LOADER_PARTS`) is switched off where the loader runs | `taotp.load_program` itself, `compile_TAOTP`, a wrapper, the parser alone, `build(parse(text))` bound before the check; `eval` without builtins; a loader ignoring unknown layer keys or a `block_size` that contradicts `pos_emb`; nested lists instead of arrays; the book's Fig. 8.1 loader; a loader missing each default; one that returns garbage, changes a value, raises with no message, exits (also as a SystemExit named ValueError: round 12, the worker now names a non-Exception by its builtin class) or loops on malformed texts, runs the injected call, evaluates every text behind a ValueError (with or without builtins, with os._exit replaced) |
 
 Red team (issue 17): attacks by class, and why they fail now.
 
@@ -27,6 +27,7 @@ import ast
 import copy
 import inspect
 import json
+import math
 import re
 import sys
 import time
@@ -398,6 +399,27 @@ def _reads_words_as_numbers(reference):
     return loader
 
 
+def _b2_finiteness_unchecked(reference):
+    """Round 21: a loader that checks finiteness in every field but b2, where it reads a NaN
+    or an infinity as 0 (the non-finite number was put in one field drawn at random)."""
+    def loader(text):
+        try:
+            return reference(text)
+        except ValueError:
+            tree = json.loads(text)
+            layers = tree.get('layers') if isinstance(tree, dict) else None
+            bad = [layer for layer in layers or [] if isinstance(layer, dict)
+                   and isinstance(layer.get('b2'), list) and not all(
+                       isinstance(v, (int, float)) and math.isfinite(v) for v in layer['b2'])]
+            if not bad:
+                raise
+            for layer in bad:
+                layer['b2'] = [v if isinstance(v, (int, float)) and math.isfinite(v) else 0.0
+                               for v in layer['b2']]
+            return reference(json.dumps(tree))
+    return loader
+
+
 @pytest.mark.parametrize('make, fragments', [
     (_finite_arrays_only, ['not finite', 'your loader returned a value instead of raising']),
     (_fixed_texts_only, ['an unknown key in', 'your loader returned a value instead of raising']),
@@ -446,13 +468,14 @@ def _reads_words_as_numbers(reference):
     (lambda ref: _repaired(ref, _first_of_vectors), ['a vector of', 'returned a value']),
     (lambda ref: _repaired(ref, _flattened), ['tok_emb nested one level deeper',
                                               'returned a value']),
+    (_b2_finiteness_unchecked, ['.b2 that is not finite', 'returned a value']),
 ], ids=['finite-arrays-only', 'fixed-texts-only', 'book', 'no-ln', 'no-block-size', 'no-layers', 'unknown-key', 'eval-payload',
         'restricted-eval', 'lax-layers', 'ignores-block-size', 'nested-lists', 'exits',
         'exits-as-value-error', 'eval-behind-value-error', 'word-filter', 'eval-with-exit-replaced',
         'eval-without-builtins-behind-value-error',
         'silent',
         'off-by-a-bit', 'rounded', 'words-as-numbers', 'heads-unchecked', 'out-rows-unchecked',
-        'norm-vectors-unchecked', 'depth-unchecked'])
+        'norm-vectors-unchecked', 'depth-unchecked', 'b2-finiteness-unchecked'])
 def test_8_4_wrong_loaders_are_caught(make, fragments):
     fails('8.4', make(answer('8.4')), *fragments)
 

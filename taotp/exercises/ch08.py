@@ -291,11 +291,12 @@ ARRAY_FIELDS = ('tok_emb', 'pos_emb', 'out_emb', 'Q', 'K', 'V', 'P', 'M1', 'b1',
 # Every check breaks a fresh random program in each of these ways (round 18: one field broken
 # at random let a loader that never checked b1, and one that read a layer norm's "0.5" as a
 # number, pass; round 19: leading sizes, head counts, depth, empty fields and the shape of a
-# layer norm were never broken)
+# layer norm were never broken; round 21: a non-finite number, a ragged row and an empty
+# field were each put in one field drawn at random)
 MALFORMED_KINDS = (
-    'ragged', 'finite', 'norm', 'key', 'block', 'contradicts', 'empty', 'zero width',
-    'depth:less', 'heads:QK', 'heads:VP',
-    *(f'trailing:{field}' for field in ARRAY_FIELDS),
+    'norm', 'key', 'block', 'contradicts', 'zero width', 'depth:less', 'heads:QK', 'heads:VP',
+    *(f'{kind}:{field}' for kind in ('trailing', 'finite', 'empty') for field in ARRAY_FIELDS),
+    *(f'ragged:{field}' for field in ARRAY_FIELDS if field not in ('b1', 'b2')),
     *(f'leading:{field}' for field in ('out_emb', 'Q', 'K', 'V', 'P', 'M1', 'M2')),
     *(f'depth:{field}' for field in ARRAY_FIELDS if field != 'pos_emb'),  # (a list of tables
     *(f'not a number:{place}' for place in ('array', 'lnf', 'ln', 'block_size')),  # is one:
@@ -420,7 +421,8 @@ def _break(tree, kind, rng):
         if not norms:
             return None
         where, norm = norms[int(rng.integers(len(norms)))]
-        d = len(tree['tok_emb'][0]) + int(rng.choice([-1, 1]))
+        d = len(tree['tok_emb'][0])              # never 0 numbers (an empty field is 'empty'; a
+        d += 1 if d == 1 else int(rng.choice([-1, 1]))   # loader reading a vector's first passed)
         key = str(rng.choice(['gamma', 'beta']))
         norm[key] = [1.0] * d
         what = f'{where}[{key!r}] a vector of {d} numbers'
