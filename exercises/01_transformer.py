@@ -70,17 +70,17 @@ from taotp.exercises import check, progress
 # token. Write `decode_fast(tokens, params, max_steps, eos)` that returns exactly what
 # `taotp.decode(tokens, params, max_steps, eos, cache=False)` returns (the prompt and
 # the new tokens, as a list of ints), without repeating work for positions it has
-# already processed. The checker compares tokens on six random programs (up to full
+# already processed. The checker compares tokens on seven random programs (up to full
 # blocks, with and without `eos`; one attends as sharply as the book's hardened
-# programs) and on a prompt of 40 to 60 tokens for a program that repeats the token at a
-# position drawn at least 32 before the prompt's end; then it runs your decoder for 500
-# to 600 steps on a fresh program with `d_model` 128 and measures its CPU time (the time
-# of its own process, so other work on the machine counts little): at most 5x what the
-# package's own cache takes for the same run. At that length the naive loop redoes about
-# 300 positions per token, 12x the work of a cache or more. `taotp.layer_norm` and
-# `taotp.softmax` are yours to use; the package's decoders and forward pass
-# (`taotp.decode`, `taotp.KVCache`, `taotp.transformer`) are switched off while this
-# puzzle is checked.
+# programs, one has a stream that spreads only $10^{-8}$ to $10^{-6}$) and on a prompt
+# of 40 to 60 tokens for a program that repeats the token at a position drawn at least
+# 32 before the prompt's end; then it runs your decoder for 500 to 600 steps on a fresh
+# program with `d_model` 128 and measures its CPU time (the time of its own process, so
+# other work on the machine counts little): at most 5x what the package's own cache
+# takes for the same run. At that length the naive loop redoes about 300 positions per
+# token, 12x the work of a cache or more. `taotp.layer_norm` and `taotp.softmax` are
+# yours to use; the package's decoders and forward pass (`taotp.decode`,
+# `taotp.KVCache`, `taotp.transformer`) are switched off while this puzzle is checked.
 
 # %%
 def decode_fast(tokens, params, max_steps, eos=None):
@@ -93,12 +93,13 @@ check('1.3', decode_fast)
 # ## Puzzle 1.4 · Matrix products instead of einsum
 #
 # Re-implement `transformer(tokens, tok_emb, pos_emb, out_emb, layers, lnf)` using `@`
-# wherever you can (everywhere: the checker refuses `np.einsum`). It must return the same
-# logits as `taotp.transformer` to 1e-9, on programs with several layers and heads, layer
-# norms with vector gamma and beta, even a layer without heads, and attention scores as
-# large as the book's hardened programs have ($10^3$ to $10^{20}$). `taotp.layer_norm` and
-# `taotp.softmax` are yours to use; the package's forward pass and `np.einsum` are
-# switched off while this puzzle is checked.
+# wherever you can (everywhere: the checker refuses `np.einsum`). It must return the
+# same logits as `taotp.transformer` to 1e-9, on programs with several layers and heads,
+# layer norms with vector gamma and beta, even a layer without heads, attention scores
+# as large as the book's hardened programs have ($10^3$ to $10^{20}$), and a stream that
+# spreads only $10^{-8}$ to $10^{-6}$, where the layer norm's $10^{-10}$ counts.
+# `taotp.layer_norm` and `taotp.softmax` are yours to use; the package's forward pass
+# and `np.einsum` are switched off while this puzzle is checked.
 
 # %%
 def transformer_at(tokens, tok_emb, pos_emb, out_emb, layers, lnf):

@@ -48,7 +48,7 @@ from taotp.exercises import check, ch02, progress
 # all-zero `pos_emb` (any `block_size`), it may use at most `3 * vocab_size` parameters as
 # counted by `taotp.count_params` (a tied `out_emb` is counted once). The checker builds it
 # for `vocab_size` 1, 2, 3, 4, 11, 40, 64, 100, 257, 1,000 and 1,001, for two more sizes
-# between 5 and 1,000, one between 1,001 and 2,048 and one between 2,049 and 4,096, drawn
+# between 5 and 1,000, one between 1,025 and 2,048 and one between 2,049 and 4,096, drawn
 # afresh on every check; at each size it puts every token last in a random prompt once (256
 # of them at the largest size) and decodes a few prompts for up to 32 steps.
 

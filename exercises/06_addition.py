@@ -85,9 +85,9 @@ check('6.2', spike)
 # Write `build_MLP(xs, ys)`: for distinct reals `xs` (n of them) and outputs `ys` of shape (n, d),
 # return `(m1, b1, M2, b2)` with shapes (k,), (k,), (k, d), (d,), $k \le 3n$, such that
 # $\mathrm{relu}(x\, m_1 + b_1) M_2 + b_2$ equals `ys[i]` at `xs[i]` (to a millionth of the largest
-# output). The checker tries the set printed below, then 13 sets drawn afresh on every check:
-# random ones of 1 to 200 points whose two closest points are $10^{-6}$ apart but far apart in the
-# list, evenly spaced, decreasing and large inputs, constant and zero outputs; a NOT YET names the
+# output). The checker tries the set printed below, then 15 sets drawn afresh on every check:
+# random ones of 1 to 400 points (1 to 20 outputs) whose two closest points are $10^{-6}$ apart
+# but far apart in the list, evenly spaced, decreasing and large inputs, constant and zero outputs; a NOT YET names the
 # set and prints the seed that rebuilds them all (`taotp.exercises.ch06.mlp_sets(seed)`). The
 # chapter uses the package's `taotp.build_MLP`; here it is switched off, with
 # `taotp.addition.spike` and `interpolating_mlp`.
@@ -119,10 +119,11 @@ check('6.4', weak_spike)
 # How many parameters (total, as `count_params` counts them) does the construction of Fig. 6.2
 # need in base $b$? Answer with a function of `b` returning that number (a formula: the builder
 # is switched off while it runs; build the program outside it to test your formula). The checker
-# compares with the built construction for every $b$ from 2 to 100, at 101 and at 5 larger
-# bases drawn afresh on every check (up to $10^4$, $10^8$, $10^{12}$, $10^{15}$ and $10^{18}$; a float
-# is compared to within its own rounding), where the construction's shapes keep growing as
-# they do up to 100 (its digit embedding stops at 100; a formula holds for every base).
+# compares with the built construction for every $b$ from 2 to 100, at 101 and at 6 larger
+# bases drawn afresh on every check (up to $10^4$, $10^8$, $10^{12}$, $10^{15}$ and $10^{18}$,
+# and one from $2 \cdot 10^{17}$ to $10^{18}$; a float is compared to within its own
+# rounding), where the construction's shapes keep growing as they do up to 100 (its digit
+# embedding stops at 100; a formula holds for every base).
 
 # %%
 def count_for_base(b):

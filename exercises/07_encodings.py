@@ -173,16 +173,17 @@ check('7.9', answer_7_9)
 # ## Puzzle 7.10 · The padding dimension in any direction
 #
 # `taotp.padding_dimension` counts quiet *coordinates* (standard padding). Write
-# `padding_dim(encoding, epsilon)` returning an integer for the general definition: the largest
-# $k$ such that some $k$-dimensional subspace, not necessarily spanned by axes, sees every row
-# within $\varepsilon$ of one point. The checker draws 27 encodings afresh on every check (up
-# to 1000 rows and 24 dims), hides their quiet subspace with a random rotation (and shows some
-# of them again shuffled, moved and rescaled), and keeps a gap around the threshold so that
-# the Euclidean and per-coordinate readings of "within $\varepsilon$" give the same answer:
-# the quiet part fits in a ball of radius $\varepsilon/2$, and one more dimension would not
-# fit in a box of half-width $\varepsilon$ (some loud directions are only a few
-# $\varepsilon$ wide, and two encodings of one dimension are a little under and over
-# $2\varepsilon$ wide).
+# `padding_dim(encoding, epsilon)` returning an integer for the general definition: the
+# largest $k$ such that some $k$-dimensional subspace, not necessarily spanned by axes,
+# sees every row within $\varepsilon$ of one point. The checker draws 28 encodings
+# afresh on every check (up to 1000 rows and 24 dims), hides their quiet subspace with a
+# random rotation (and shows some of them again shuffled, moved and rescaled), and keeps
+# a gap around the threshold so that the Euclidean and per-coordinate readings of
+# "within $\varepsilon$" give the same answer: the quiet part fits in a ball of radius
+# $\varepsilon/2$, and one more dimension would not fit in a box of half-width
+# $\varepsilon$ (some loud directions are only a few $\varepsilon$ wide, one is quiet
+# but for a single row 3 to 6 $\varepsilon$ out, and two encodings of one dimension are
+# a little under and over $2\varepsilon$ wide).
 
 # %%
 def padding_dim(encoding, epsilon):

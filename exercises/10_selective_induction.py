@@ -53,11 +53,13 @@ def grid(T):
 #
 # Write `lag_posterior(P, lags, x)` returning an array of shape `(T, K)`: row `t` holds the
 # posterior probability of each lag (in increasing order) after the first `t + 1` tokens,
-# with a uniform prior. Every lag's log-likelihood sums `log P[x[j-k], x[j]]` over the same
-# positions, those after the warm-up (0-based `j >= kmax`). The checker compares with the
-# reference to 1e-9 on the worked example (`sel.example.P`, lags {1, 2, 3},
-# `sel.example.TOKENS`) and 12 sequences drawn afresh: one lag, `kmin > 1`, `T = kmax + 1`
-# and `T = 1000` (multiplying probabilities instead of adding logs will not survive that).
+# with a uniform prior. Every lag's log-likelihood sums `log P[x[j-k], x[j]]` over the
+# same positions, those after the warm-up (0-based `j >= kmax`). The checker compares
+# with the reference to 1e-9 on the worked example (`sel.example.P`, lags {1, 2, 3},
+# `sel.example.TOKENS`) and 14 sequences drawn afresh: one lag, `kmin > 1`,
+# `T = kmax + 1`, `T = 1000` (multiplying probabilities instead of adding logs will not
+# survive that), lags up to 16, and one of 3,000 tokens whose lags' log-likelihoods lie
+# more than 750 apart.
 
 # %%
 def lag_posterior(P, lags, x):

@@ -7,9 +7,9 @@ worker, judged in the judge), exactly as a reader's ``check`` does.
 |---|---|---|
 | 6.1, 6.9, 6.12, 6.18 | no checker (proofs and an experiment; worked answers in the solutions notebook) | - |
 | 6.2 | `spike(x0, a0)` -> 3 hidden units, f(x0) = a0 and f = 0 for abs(x - x0) >= 1 (grid, every kink, beyond the last kink, +-1e6), to 1e-12 abs(a0) plus 4 ulps of the terms the answer's active units add at x (honest spikes of widths 1 to 1e-6 stay under 0.9 ulp; round 13 hid a tail of slope 2.5e-10 a0 under 16 ulps of a spike 2e-5 wide), at most 1e-9 abs(a0) max(1, abs(x0), abs(x)) (round 10: a tolerance that grew with x0 alone let an offset of 1e-9 x0 pass; round 12: one that grew with x let a tail of slope 3e-10 a0 pass) | 9 shown / 40 from a fresh seed (`ch06.spike_cases(seed)`) |
-| 6.3 | `build_MLP(xs, ys)` -> at most 3n hidden units, exact (1e-6 of the largest output) | 0 / 13 sets from a fresh seed (`ch06.mlp_sets(seed)`; sizes drawn in bands up to 200 and 1 to 7 output dims: round 15, the fixed sizes let an answer wrong for n = 41 to 119 pass) |
+| 6.3 | `build_MLP(xs, ys)` -> at most 3n hidden units, exact (1e-6 of the largest output) | 0 / 15 sets from a fresh seed (`ch06.mlp_sets(seed)`; sizes drawn in bands up to 400 and 1 to 7 output dims and one of 8 to 20: round 15, the fixed sizes let an answer wrong for n = 41 to 119 pass; round 22, one that dropped outputs past the 7th or gave up past 200 points passed) |
 | 6.4 | 2 hidden units; f(0) = 1 and f <= 0 for abs(x) >= 1 | the whole line (f is piecewise linear) |
-| 6.5 | `count_for_base(b)` equals count_params of Fig. 6.2's construction, built in the judge | b = 2..101 / 5 bases, fresh, up to 10^4, 10^8, 10^12, 10^15 and 10^18, a float judged to its own rounding (round 12: a formula right only below 10^6 passed; round 17: 10^12 was the top; round 20: the first band began at 102, so a formula wrong at 101 alone passed) |
+| 6.5 | `count_for_base(b)` equals count_params of Fig. 6.2's construction, built in the judge | b = 2..101 / 6 bases, fresh, up to 10^4, 10^8, 10^12, 10^15 and 10^18 and one from 2 x 10^17 to 10^18 (round 22: a formula in int64 wrapped there and passed 22 checks in 25), a float judged to its own rounding (round 12: a formula right only below 10^6 passed; round 17: 10^12 was the top; round 20: the first band began at 102, so a formula wrong at 101 alone passed) |
 | 6.6, 6.7, 6.8 | attention output (1 - k, k, 0...); d_model <= 3; exact cleanup (1e-6 of the smallest digit gap) | all 100 pairs / - |
 | 6.10, 6.11, 6.13 | one layer, head budget; all pairs; the heads read the digit places; different sums reach the MLP's hidden units differently | all 10,000 pairs / - |
 | 6.14 | the tens digit of a + b | all 10,000 pairs / - |
@@ -173,6 +173,15 @@ def test_6_3_wrong():
         return np.append(m1, 0.0), np.append(b1, 0.0), np.vstack([M2, 0 * M2[:1]]), b2
     fails('6.3', too_wide, 'the 3 points shown', 'budget: at most 9 hidden units', 'got 10 hidden')
 
+    reference = answer('6.3')
+
+    def seven_columns(xs, ys):    # round 22: no set had more than 7 outputs or 200 points
+        m1, b1, M2, b2 = reference(xs, ys)
+        M2 = np.array(M2, dtype=float)
+        M2[:, 7:] = 0
+        return m1, b1, M2, b2
+    fails('6.3', seven_columns, '-dim outputs', 'ch06.mlp_sets(')
+
 
 def test_6_4_wrong():
     fails('6.4', tuple(spike()), 'budget: 2 hidden units', 'got 3 hidden units')
@@ -190,6 +199,9 @@ def test_6_5_wrong_and_other_correct_forms():
     fails('6.5', lambda b: 58 * b + 49 if b < 10 ** 15 else 58 * b + 48,  # round 17
           'this one was drawn afresh')
     fails('6.5', lambda b: 58 * b + 49 + (b == 101), 'b = 101')        # round 20
+    count = answer('6.5')
+    wraps = lambda b: count(b) - 2 ** 64 * (count(b) >= 2 ** 63)          # noqa: E731
+    fails('6.5', wraps, 'which is not')                                  # round 22: int64
     fails('6.5', lambda b: 58 * b + 49 if b < 10 ** 6 else 0,       # round 12
           'a formula holds for every base, and this one was drawn afresh')
 

@@ -8,7 +8,7 @@ what the answer gave, never what was due.
 
 | id | what is checked (solved means) | wrong answers tried (each a test below) |
 |---|---|---|
-| 10.1 | `lag_posterior(P, lags, x)` equals the Bayesian posterior to 1e-9 after every prefix of the worked example and 12 fresh sequences (one lag, kmin > 1, T = kmax + 1, T = 1000, S 2-6); the package's posterior, likelihoods and log-probabilities switched off Round 15: lags up to 16 at T from 201 to 999 are drawn too (neither was). | sums starting at each lag's own k; unnormalised; products instead of logs (underflow at T = 1000); one term short |
+| 10.1 | `lag_posterior(P, lags, x)` equals the Bayesian posterior to 1e-9 after every prefix of the worked example and 14 fresh sequences (one lag, kmin > 1, T = kmax + 1, T = 1000, S 2-6; one of 3,000 tokens whose lags' log-likelihoods lie more than 750 apart: round 22, weights exp(ll - ll of the first lag) overflow past 709 and passed, such a gap being drawn 1 check in 200); the package's posterior, likelihoods and log-probabilities switched off Round 15: lags up to 16 at T from 201 to 999 are drawn too (neither was). | sums starting at each lag's own k; unnormalised; products instead of logs (underflow at T = 1000); one term short |
 | 10.2 | `layer1_matrix(P, lags, T, lam)`: layer 1 equals the chapter's (+-lam on the positions) to 1e-8 for every i > kmax on 16 sequences over the example (lam = 50: ptil[i, k] in slot i - k) and 5 fresh lag sets, each at a lam from 2 to 12 (round 17: lam was always 50, and an answer that ignored it passed); the package's construction switched off | log P not transposed; the band shifted by one; P instead of log P; a soft lam; NaN outputs |
 | 10.3 | `layer2_masks(lags, T)`: at most K sign masks (the budget) for lags {1,2,3,4} at T = 40 and 4 fresh contiguous sets: at every query from 2 kmax each token after the warm-up is averaged by exactly one head, uniformly, with no slot shared in a head; construction and `plan_heads` switched off Round 15: one T from 49 to 149 too (10.4: 41 to 149, 10.6: 45 to 149). | one head for all; period 3; a residue left out; K + 1 masks; non-sign values |
 | 10.4 | `layer3_blocks(lags, T, lam, beta)`: layer-3 scores at the candidates equal lam + beta sum_h mean ptil, outputs equal the reference, on the example (lam = 500, beta = 7) and fresh contiguous sets, each with a lam from 100 to 1,000 and a beta from 1 to 20 (round 17: both were fixed) | the identity block; the wrong shift; the unshifted band |
@@ -101,10 +101,13 @@ def test_drawn_cases_cover_what_the_docstrings_promise():
     far, sizes, kmins = set(), set(), set()
     for seed in range(20):
         kinds = ch10.posterior_cases(seed)
-        assert len(kinds) == 13 and len(kinds[0][1]) == 1 and min(kinds[2][1]) > 1
+        assert len(kinds) == 14 and len(kinds[0][1]) == 1 and min(kinds[2][1]) > 1
         assert kinds[4][2] == max(kinds[4][1]) + 1 and len(kinds[6][3][0]) == 1000
         assert 201 <= kinds[12][2] <= 999                  # round 15: T from 201 to 999 ...
         far.add(max(kinds[12][1]))                         # ... and lags up to 16
+        P, lags, T, (x,) = kinds[13]                       # round 22: exp(ll - ll[0]) overflows
+        ll = taotp.selective.log_likelihoods(P, lags, x)[-1]
+        assert T == 3000 and ll.max() - max(ll.mean(), ll[0]) > 750
         assert all(lags == tuple(range(lags[0], lags[-1] + 1)) and T >= 2 * lags[-1] + 2
                    for _, lags, T, _ in ch10.mask_cases(seed))
         Ds = sorted(lags[1] - lags[0] for _, lags, *_ in ch10.pair_cases(seed)[:5])
@@ -138,6 +141,16 @@ def posterior_from_own_lag(P, lags, x):           # sums from j = k + 1 instead 
             ell[t, c] = sum(logP[x[j - k], x[j]] for j in range(k, t + 1))
     w = np.exp(ell - ell.max(1, keepdims=True))
     return w / w.sum(1, keepdims=True)
+
+
+def posterior_shifted_by_the_first_lag(P, lags, x):   # round 22: exp overflows past 709
+    logP, kmax = np.log(P), max(lags)
+    steps = np.array([[logP[x[j - k], x[j]] if j >= kmax else 0.0 for k in lags]
+                      for j in range(len(x))])
+    ell = np.cumsum(steps, axis=0)
+    with np.errstate(all='ignore'):
+        w = np.exp(ell - ell[:, :1])
+        return w / w.sum(1, keepdims=True)
 
 
 def posterior_unnormalised(P, lags, x):
@@ -274,6 +287,7 @@ WRONG = [
                                      '2 tokens: your answer gave'),
     ('10.1', posterior_unnormalised, 'after 1 tokens', 'it sums to 1'),
     ('10.1', posterior_products, 'T = 1000', 'NaN'),
+    ('10.1', posterior_shifted_by_the_first_lag, 'ch10.posterior_cases(', 'T = 3000'),
     ('10.1', posterior_one_term_short, 'the example case', 'after 4 tokens', 'same positions'),
     ('10.2', layer1_not_transposed, 'belongs in slot i - k'),
     ('10.2', layer1_band_plus_one, 'the example case', 'at position i = 4'),

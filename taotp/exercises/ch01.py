@@ -30,7 +30,7 @@ def _fresh_cases(offset, norms=None, seed=None, sharp=True):
     for i, params in enumerate(case_programs(seed, norms, sharp)):
         heads = [len(layer['Q']) for layer in params['layers']]
         yield (f'program {i} of case_programs({seed}) ({len(heads)} layers, heads {heads}'
-               f'{", sharp attention" if i == len(SHAPES) else ""})',
+               f'{("", ", sharp attention", ", a faint stream")[max(0, i - len(SHAPES) + 1)]})',
                params, np.random.default_rng([seed, offset + i]))
 
 

@@ -117,13 +117,16 @@ MLP_SHOWN = (np.array([0.0, 1.0, 3.0]), np.array([[5.0], [-2.0], [7.0]]), 'the 3
 
 
 def mlp_sets(seed):
-    """The 13 sets (xs, ys, what) 6.3 tries for ``seed``: random ones (1 or 2 points, then
-    sizes drawn in bands up to 200 with 1 to 7 output dims; the two closest points far apart
-    in the list), evenly spaced, decreasing, large, constant and zero outputs."""
+    """The 15 sets (xs, ys, what) 6.3 tries for ``seed``: random ones (1 or 2 points, then
+    sizes drawn in bands up to 400 with 1 to 7 output dims, and one with 8 to 20; the two
+    closest points far apart in the list), evenly spaced, decreasing, large, constant and
+    zero outputs (round 15: sizes were fixed, none from 41 to 119; round 22: no set had over
+    200 points or 7 outputs, and an MLP that dropped the rest passed)."""
     rng = np.random.default_rng(seed)
-    bands = ((3, 10), (10, 41), (41, 121), (121, 201), (121, 201))   # round 15: sizes were
+    bands = ((3, 10), (10, 41), (41, 121), (121, 201), (121, 201), (201, 401))
     sizes = [(1, 1), (1, 3), (2, 1)] + [(int(rng.integers(*band)), int(rng.integers(1, 8)))
-                                        for band in bands]           # fixed, none from 41 to 119
+                                        for band in bands]
+    sizes.append((int(rng.integers(3, 121)), int(rng.integers(8, 21))))
     sets = []
     for n, d in sizes:
         xs = rng.normal(size=n) * 10 ** rng.uniform(-2, 2)
@@ -160,7 +163,7 @@ def check_6_3(build_MLP):
                           f'{got[j].round(6).tolist()}; ys there is {ys[j].round(6).tolist()}',
                           float(xs[j]))
     return Passed(f'exact (1e-6 of the largest output) on the set shown and the {len(sets) - 1} '
-                  f'sets of mlp_sets drawn afresh (1 to 200 points, 1 to 7 outputs); budget kept: '
+                  f'sets of mlp_sets drawn afresh (1 to 400 points, 1 to 20 outputs); budget kept: '
                   f'at most 3|S| hidden units')
 
 
@@ -195,6 +198,7 @@ def check_6_5(count_for_base):
     rng = toolkit.fresh_rng()
     drawn = [int(10 ** rng.uniform(lo, hi)) + int(rng.integers(10 ** 6)) * (lo >= 12)
              for lo, hi in ((2.01, 4), (4, 8), (8, 12), (12, 15), (15, 18))]
+    drawn.append(int(rng.integers(2 * 10 ** 17, 10 ** 18)))   # round 22: int64 wrapped there
     for b in list(range(2, 102)) + drawn:      # round 20: 101 was never tried
         got = toolkit.call(count_for_base, b, what='your formula', on=f'b = {b}')
         value = got[0] if isinstance(got, (tuple, list)) and got else got
@@ -211,9 +215,9 @@ def check_6_5(count_for_base):
             raise Finding(f'b = {b}: your formula gives {toolkit.short(value)}, which is not the '
                           f'count of Fig. 6.2\'s construction in base {b}; {hint}', b)
     return Passed('the total count is right for every base b = 2..100 (where Fig. 6.2\'s '
-                  'construction is built and counted), at 101 and at 5 larger bases drawn afresh, '
+                  'construction is built and counted), at 101 and at 6 larger bases drawn afresh, '
                   'from 10^2 to 10^4, 10^4 to 10^8, 10^8 to 10^12, 10^12 to 10^15 and 10^15 to '
-                  '10^18')
+                  '10^18, and one from 2 x 10^17 to 10^18')
 
 
 # ----------------------------------------------------------------------------- programs: 6.6-6.20

@@ -97,12 +97,24 @@ def _signs(mask, on, name):
 # ----------------------------------------------------------------------------- 10.1 and 10.2
 
 def posterior_cases(seed):
-    """The drawn cases of one 10.1 check: 13 tuples ``(P, lags, T, [x])``, two of each kind
+    """The drawn cases of one 10.1 check: 14 tuples ``(P, lags, T, [x])``, two of each kind
     (one lag; kmin > 1; T = kmax + 1; T = 1000; any lag set, twice; T up to 200, S up to 6),
-    then lags below 17 at T from 201 to 999 (round 15: neither was tried)."""
+    then lags below 17 at T from 201 to 999 (round 15: neither was tried), then one of 3,000
+    tokens whose last lag leads the mean log-likelihood by more than 750 (round 22: weights
+    exp(ll - ll of the first lag) overflow past 709, which the others reached 1 check in 200)."""
     kinds = ('one lag', 'kmin > 1', 'T = kmax + 1', 'T = 1000', 'any', 'any')
+    rng = np.random.default_rng([seed, 3])
+    while True:
+        lags = tuple(sorted(int(k) for k in rng.choice(np.arange(1, 9), int(rng.integers(2, 6)),
+                                                       replace=False)))
+        P = sel.transition_matrix(6, rng)
+        x = sel.sample_sequence(P, lags, 3000, rng, lag=lags[-1])[0]
+        ll = sel.log_likelihoods(P, lags, x)[-1]
+        if ll.max() - max(ll.mean(), ll[0]) > 750:
+            break
     return _draw(seed, [k for k in kinds for _ in range(2)], 200, S_top=6, n_seq=1) + \
-        _draw([seed, 2], ['far lags'], 999, S_top=6, n_seq=1, T_low=lambda lags: 201)
+        _draw([seed, 2], ['far lags'], 999, S_top=6, n_seq=1, T_low=lambda lags: 201) + \
+        [(P, lags, 3000, [x])]
 
 
 @checker('10.1')
@@ -125,7 +137,8 @@ def check_10_1(lag_posterior):
     return Passed(f'the posterior equals the reference to 1e-9 after every prefix of '
                   f'{len(cases)} sequences: the chapter\'s example and {len(cases) - 1} drawn '
                   f'afresh (one lag, kmin > 1, T = kmax + 1, T = 1000, S from 2 to 6, lags '
-                  f'up to 16 at T from 201 to 999)')
+                  f'up to 16 at T from 201 to 999, and T = 3,000 with log-likelihoods more '
+                  f'than 750 apart)')
 
 
 def _with(cases, seed, **draw):
