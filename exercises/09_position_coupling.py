@@ -125,7 +125,7 @@ check('9.5', keys)
 #
 # `cube(D, k)` for $1 \le k \le 2^D$ returns an array of $D$ signs $(-1)^{\beta_i}$ of the
 # $D$-bit binary expansion of $k - 1$, most significant bit first; e.g. `cube(3, 2)` is
-# `[1, 1, -1]`. Checked on every code up to $D = 6$ and, for 4 widths up to $D = 32$, on
+# `[1, 1, -1]`. Checked on every code up to $D = 6$ and, for every width from 7 to 32, on
 # the ends, every code with one bit set or one bit clear, one with each other count of bits
 # set and 8 random codes.
 

@@ -11,7 +11,7 @@ the exercise notebook prints show an expected value.
 | 9.3 | `bilevel_ids` on 63 problems, offsets (1, 1) and random; `coupled_ids` and its engine `formats._CoupledIds` switched off | the response coupled with the same number; the engine of `coupled_ids` |
 | 9.4 | `multiplication_sequence` on 42 products (6 of them with factors of up to 12 digits: round 15, none over 6 was tried; two past 2^63: round 21, sums kept in int64 passed half the checks) | level 3 without the shift |
 | 9.5 | `keys(operands, index)` at every response position of 33 problems | the same level-2 ID instead of one smaller |
-| 9.6 | `cube(D, k)`: every code for D <= 6; for 4 widths up to D = 32 the ends, every one-bit and one-zero code, one code with each other count of bits set and 8 random ones (round 15: 3 codes per width let a code reversed only for k - 1 a power of two pass; round 17: one wrong only with two bits set passed past D = 16) | the binary of k; NaN |
+| 9.6 | `cube(D, k)`: every code for D <= 6; for every width from 7 to 32 (round 23: 4 drawn widths let k - 1 held in an int32, wrong at D = 32, pass 3 checks in 4) the ends, every one-bit and one-zero code, one code with each other count of bits set and 8 random ones (round 15: 3 codes per width let a code reversed only for k - 1 a power of two pass; round 17: one wrong only with two bits set passed past D = 16) | the binary of k; NaN |
 | 9.7 | `head1(P1, P2, lam)`, run by the book's attention (1/sqrt(k)), PRE_SUM within 0.01 of the chapter's head on 30 problems, 5 sizes, one with P1 = 6 and lam in [4, 15] (round 21: a head comparing 5 bits of the level-1 codes passed, P1 being 5 at most), lam in [2.5, 30] | NEXT on the key side; one size for all; a fixed scale; no sqrt(k) fold (the old statement); wrong shapes |
 | 9.8 | `carry_out` on all 38 (pair sum, written digit) pairs | carry = pair sum >= 10; values that never convert or compare |
 | 9.9 | weights of <= 2 ReLUs: the right token kind at every response position of 35 problems | a function; the package's 3 units; EOS from PRE_EOS alone; wrong at an 8-digit size |
@@ -237,6 +237,7 @@ def test_9_3_to_9_6_reject_plausible_mistakes():
     right = answer('9.6')                 # round 15: wrong only on one-bit codes past D = 6
     fails('9.6', lambda D, k: right(D, k)[::-1] if D >= 7 and (k - 1) & (k - 2) == 0 else
           right(D, k), 'which is not right')
+    fails('9.6', lambda D, k: right(D, min(k, 2 ** 31)), 'D = 32')     # round 23: an int32
     flipped = lambda D, k: -right(D, k) if D >= 7 and bin(k - 1).count('1') == 2 else \
         right(D, k)                       # round 17: wrong only with two bits set past D = 16
     fails('9.6', flipped, 'which is not right')

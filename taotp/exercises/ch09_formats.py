@@ -166,10 +166,11 @@ check_9_5 = _function_puzzle(
 
 def _cube_cases(rng):
     cases = [(3, 2)] + [(D, k) for D in range(1, 7) for k in range(1, 2 ** D + 1)]
-    for D in sorted(rng.choice(np.arange(7, 33), size=4, replace=False).tolist()):
+    for D in range(7, 33):
         # the ends, 8 random codes, every code with one bit set or one clear (round 15: only
         # 3 codes per width were tried), a random one with each count of bits set (round 17:
-        # a code wrong only with two bits set passed past D = 16)
+        # a code wrong only with two bits set passed past D = 16), at every width (round 23:
+        # 4 drawn widths let k - 1 held in an int32, wrong at D = 32, pass 3 checks in 4)
         ks = {1, 2 ** D, *(int(k) for k in rng.integers(1, 2 ** D + 1, size=8))}
         ks |= {2 ** j + 1 for j in range(D)} | {2 ** D - 2 ** j for j in range(D)}
         ks |= {sum(2 ** int(j) for j in rng.choice(D, size=c, replace=False)) + 1
@@ -183,6 +184,6 @@ check_9_6 = _function_puzzle(
     [(lambda v, what: T.array(v, what=what).tolist(), 'the code',
       'the signs (-1)^bit of the D-bit binary expansion of k - 1, most significant bit first')],
     lambda D, k: (C.cube_code(D, k).astype(int).tolist(),),
-    'every code right: all of them for D = 1 to 6, and for 4 widths from 7 to 32 k = 1, '
+    'every code right: all of them for D = 1 to 6, and for every width from 7 to 32 k = 1, '
     '2^D, every code with one bit set or one bit clear, one with each other count of bits set '
     'and 8 random ones')
