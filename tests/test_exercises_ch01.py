@@ -91,7 +91,8 @@ def naive_loop(tokens, params, max_steps, eos=None, dtype=np.float64, padded=0):
 
 
 def memoised(tokens, params, max_steps, eos=None, memo={}):
-    key = (tuple(int(t) for t in tokens), max_steps, eos, len(params['layers']))
+    key = (tuple(int(t) for t in tokens), max_steps, eos,      # the program's own bytes: two
+           np.asarray(params['tok_emb']).tobytes())             # programs share a shape now
     if key not in memo:
         memo[key] = naive_loop(tokens, params, max_steps, eos)
     return memo[key]
