@@ -47,8 +47,9 @@ from taotp.exercises import check, ch02, progress
 # prompt, keeps printing the prompt's last token forever, for any `vocab_size`. Apart from an
 # all-zero `pos_emb` (any `block_size`), it may use at most `3 * vocab_size` parameters as
 # counted by `taotp.count_params` (a tied `out_emb` is counted once). The checker builds it
-# for `vocab_size` 1, 2, 3, 4, 11, 40, 64, 100, 257, 1,000 and 1,001, for two more sizes
-# between 5 and 1,000, one between 1,025 and 2,048 and one between 2,049 and 4,096, drawn
+# for `vocab_size` 1, 2, 3, 4, 8, 11, 16, 32, 40, 64, 100, 128, 256, 257, 512, 1,000,
+# 1,001 and 1,024, for two more sizes between 5 and 1,024, one between 1,025 and 2,048 and
+# one between 2,049 and 4,096, drawn
 # afresh on every check; at each size it puts every token last in a random prompt once (256
 # of them at the largest size) and decodes a few prompts for up to 32 steps.
 
@@ -65,10 +66,10 @@ check('2.1', build_repeater)
 # ## Puzzle 2.2 · Sparse versions (budget: V resp. V + B non-zero parameters)
 #
 # (1) The repeater again, now with at most `vocab_size` non-zero parameters (checked at the
-# sizes of 2.1 up to 2,048, three of them drawn afresh). (2) Hello World with at most
-# `vocab_size + block_size` = 11 + 13 = 24 non-zero parameters. (3) How many parameters,
-# zeros included, do your two programs have? (The checker prints them, at sizes 11 and
-# 1,000.) Answer with the pair `(build_sparse_repeater, hello_params)`.
+# sizes of 2.1 up to 2,048 but 512 and 1,024, three of them drawn afresh). (2) Hello World
+# with at most `vocab_size + block_size` = 11 + 13 = 24 non-zero parameters. (3) How many
+# parameters, zeros included, do your two programs have? (The checker prints them, at sizes
+# 11 and 1,000.) Answer with the pair `(build_sparse_repeater, hello_params)`.
 
 # %%
 def build_sparse_repeater(vocab_size):

@@ -79,7 +79,7 @@ check('3.1', trained)
 # dimensions. Write `build(ks, vs, vocab_size, block_size, prefix_len)` returning a one-layer
 # params dict; `prefix_len` is the key length (the book's name), `block_size` is the key
 # length plus 6, and `out_emb` need not equal `tok_emb`. The checker starts with the table
-# printed below, then draws six tables afresh on every check (keys of 1, 2, 3, 5 and 6
+# printed below, then draws seven tables afresh on every check (keys of 1, 2, 3, 4, 5 and 6
 # tokens; 20 to 100 entries; vocabularies of 40 to 200; and 40 keys of a length from 1 to 6).
 # On each it requires at least 99 % of
 # the queries to come out right: every key behind a random prefix of each length 0 to 6, and
@@ -152,8 +152,8 @@ check('3.6', build_better)
 # \mathrm{MLP}(x))$. Write `build(ks, vs, vocab_size, block_size)` returning a params dict
 # whose program solves Lookup Table on that architecture; the checker runs it with
 # `taotp.transformer(tokens, **params, post_ln=True)` on `lookup_case(30, 3, 12, seed=37)`,
-# then on five tables drawn afresh on every check (keys of 1 to 5 tokens, vocabularies 24 to
-# 100, and 40 keys of a length from 1 to 6; `block_size` is the key length plus 6), and
+# then on seven tables drawn afresh on every check (keys of every length from 1 to 6,
+# vocabularies 20 to 100, and 40 keys of a length from 1 to 6; `block_size` is the key length plus 6), and
 # wants every key right, behind random prefixes of every length 0 to 6 and behind prefixes
 # made of other keys.
 

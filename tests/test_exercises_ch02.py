@@ -5,7 +5,7 @@ worker, judged in the judge process.
 
 | id | what is checked (solved means) | wrong answers and cheats tried (each a test below) |
 |---|---|---|
-| 2.1 | `build(V)` for the notebook's V = 1, 2, 3, 4, 11, 40, 64, 100, 257, 1000, 1001 (7 x 11 x 13, round 18: a circle with a stride of 13 passed), 2 sizes drawn afresh from 5..1000, one from 1,025..2,048 (a clean clone's run: 1,001..2,048 let a builder right up to 1,024 pass 2.2 once in about 45) and one from 2,049..4,096 (256 of its tokens; round 17: a repeater capped at 2,048 passed): 0 layers, an all-zero pos_emb, at most 3 V other parameters (counted on the plain copy of the arrays, lists included), and every token is repeated (one prompt per token, prompts drawn afresh: with no layers and no positions nothing else reaches the output), also over a windowed decode | tokens on a circle spaced for 64; an untied out_emb given as lists (6 V); a 2-D circle; a non-zero pos_emb; a zero layer |
+| 2.1 | `build(V)` for the notebook's V = 1, 2, 3, 4, 8, 11, 16, 32, 40, 64, 100, 128, 256, 257, 1000, 1001 (7 x 11 x 13, round 18: a circle with a stride of 13 passed), and 512 and 1024 (round 23: every power of two to 1,024, after circles wrong at powers of two from 128, or from 1,002 to 1,024, passed), 2 sizes drawn afresh from 5..1024, one from 1,025..2,048 (a clean clone's run: 1,001..2,048 let a builder right up to 1,024 pass 2.2 once in about 45) and one from 2,049..4,096 (256 of its tokens; round 17: a repeater capped at 2,048 passed): 0 layers, an all-zero pos_emb, at most 3 V other parameters (counted on the plain copy of the arrays, lists included), and every token is repeated (one prompt per token, prompts drawn afresh: with no layers and no positions nothing else reaches the output), also over a windowed decode | tokens on a circle spaced for 64; an untied out_emb given as lists (6 V); a 2-D circle; a non-zero pos_emb; a zero layer |
 | 2.2 | the repeater at the same sizes with at most V non-zeros (`toolkit.budget`), and Hello World printed (message tokenizer, or one giving every symbol its own id) with at most 11 + 13 = 24 non-zeros | a pos_emb whose memory is zero but whose reads hold 143 non-zeros; a tokenizer giving every symbol one id, so that "printing" is 2 2 2 ...; 550 extra non-zeros in list-valued weights; one-hot up to 64 dimensions only; the dense repeater; the book's Hello World |
 | 2.3 | a trained (or any) program prints "Hello World!" then <eos> from <bos>; its size is reported; checker in taotp.exercises.training_checks, tested in test_training_puzzles.py | untrained weights |
 | 2.4 | pos_emb all zero (one table) and 'Hel Word!' then `<eos>` from `<bos>` | a pos_emb whose memory is zero but whose reads are the book's positions; the book's program; two output rows swapped |
@@ -340,7 +340,7 @@ def test_kinds():
 def only_the_named_sizes(build):
     """Right at the sizes the notebook names, a 2-D circle (two outputs) everywhere else."""
     def builder(vocab_size):
-        if vocab_size in ch02.REPEATER_SIZES:
+        if vocab_size in ch02.REPEATER_SIZES + ch02.POWERS_2_1:
             return build(vocab_size)
         return repeater_2d(vocab_size)
     return builder
@@ -405,6 +405,16 @@ def test_1_a_strided_circle_fails_where_its_stride_divides_the_size(stride, size
         passes('2.1', strided(stride))
     else:
         fails('2.1', strided(stride), f'vocab_size={size}, prompt')
+
+
+def test_1_a_circle_wrong_at_powers_of_two_or_just_below_1024_fails():
+    """Round 23: pairs of tokens shared a point at every power of two from 128 (or at every
+    size from 1,002 to 1,024); no such size was tried or could be drawn."""
+    right = strided(1)
+    paired = lambda V: circle(2 * np.pi * (np.arange(V) // 2 * 2) / V)    # noqa: E731
+    fails('2.1', lambda V: paired(V) if V >= 128 and V & (V - 1) == 0 else right(V),
+          'vocab_size=128, prompt')
+    fails('2.1', lambda V: paired(V) if 1001 < V <= 1024 else right(V), 'vocab_size=1024, prompt')
 
 
 def test_1_wrong_counts_get_no_direction():

@@ -10,9 +10,9 @@ value.
 |---|---|---|
 | 3.1 | a trained (or any) program answers the table behind random and key-cut prefixes; checker in taotp.exercises.training_checks, tested in test_training_puzzles.py | untrained weights; a program of the wrong vocabulary |
 | 3.3, 3.4, 3.5, 3.8, 3.9, 3.10 | no checker (proofs, experiments, questions; worked answers in the solutions notebook) | - |
-| 3.2 | `build(ks, vs, V, B, l)` on the notebook's table `lookup_case(20, 2, 200, seed=32)` and 5 tables drawn afresh (keys of 1, 2, 3, 5, 6 tokens, vocabularies 40 to 200): one layer (`toolkit.budget`), at least 99 % of the keys right behind random prefixes of every length 0 to 6 and behind prefixes cut from other keys, and concatenation: the directions in which two key positions move the last position's stream are orthogonal (largest cosine <= 0.01, round 18: a random hash into 20,000 shared dimensions kept under 0.1; 40 tokens drawn afresh from the whole vocabulary at each key position of a random key behind a random prefix); no options (plus 40 keys of a length drawn from 1 to 6: round 16, lengths 4 and 6 were never tried) | `threshold=0.0` with a 2 %-accurate builder; the book's hash builder at tok_dims 100 (100 % right, but a hash); the package's universal lookup of Chapter 12 (exact, but a hash); a narrow untied hash; two layers; a half-built dict, NaN weights, the wrong vocabulary |
+| 3.2 | `build(ks, vs, V, B, l)` on the notebook's table `lookup_case(20, 2, 200, seed=32)` and 6 tables drawn afresh (keys of 1 to 6 tokens, vocabularies 40 to 200; round 23: length 4 added): one layer (`toolkit.budget`), at least 99 % of the keys right behind random prefixes of every length 0 to 6 and behind prefixes cut from other keys, and concatenation: the directions in which two key positions move the last position's stream are orthogonal (largest cosine <= 0.01, round 18: a random hash into 20,000 shared dimensions kept under 0.1; 40 tokens drawn afresh from the whole vocabulary at each key position of a random key behind a random prefix); no options (plus 40 keys of a length drawn from 1 to 6: round 16, lengths 4 and 6 were never tried) | `threshold=0.0` with a 2 %-accurate builder; the book's hash builder at tok_dims 100 (100 % right, but a hash); the package's universal lookup of Chapter 12 (exact, but a hash); a narrow untied hash; two layers; a half-built dict, NaN weights, the wrong vocabulary |
 | 3.6 | a builder with the book's arguments that keeps the book's token embeddings and hash layer (1 layer, 5 heads, d_model 33, no MLP, equal to the book's program for the same rng) and beats the book's out_emb by 2 points on the same fresh queries, on the notebook's table `lookup_case(1000, 5, 1000, seed=36)` with rng seed 0, then on a fresh 1,000-entry table (mean of 3 fresh rng seeds); no options | the book's builder at twice the token width; `gain=-1`; the book's builder with a lucky seed of its own; an MLP added; the book's own builder |
-| 3.7 | `build(ks, vs, V, B)` on the notebook's table `lookup_case(30, 3, 12, seed=37)` and 4 tables drawn afresh (keys of 1 to 5 tokens): every key right under PostLN behind random prefixes of every length 0 to 6 and behind prefixes cut from other keys; no options; Chapter 12's universal lookup is switched off (plus 40 keys of a length drawn from 1 to 6: round 16, lengths 4 and 6 were never tried) | the untied book builder (built for PreLN); the universal lookup; a program without the cleanup; `seconds=`; garbage builders |
+| 3.7 | `build(ks, vs, V, B)` on the notebook's table `lookup_case(30, 3, 12, seed=37)` and 6 tables drawn afresh (keys of every length 1 to 6: round 23, a builder wrong at length 4, reached only by the drawn table, passed 5 checks in 6): every key right under PostLN behind random prefixes of every length 0 to 6 and behind prefixes cut from other keys; no options; Chapter 12's universal lookup is switched off (plus 40 keys of a length drawn from 1 to 6: round 16, lengths 4 and 6 were never tried) | the untied book builder (built for PreLN); the universal lookup; a program without the cleanup; `seconds=`; garbage builders |
 | 3.11 | a table of distinct keys that no additive score sum_p A_p[v, k_p] separates (an LP, scipy), and `smallest` equal to the least size (a salted digest) as a plain int; failure messages neither give the number nor say "more" or "fewer" | an int subclass whose != says equal; wrong sizes; a separable table; garbage tables |
 
 Red team (issue 17's classes of attack; each row is a test that must fail):
@@ -138,6 +138,18 @@ CHEATS_3_2 = {
         (lambda: lambda ks, vs, V, B, l: taotp.lookup.universal.build_universal_lookup_transformer(
             ks, vs, V, B), 'shared directions'),
 }
+
+
+def wrong_at_length(build, length):
+    """Round 23: right but at one key length, where its values are read one key off."""
+    def builder(ks, vs, *sizes):
+        return build(ks, np.roll(vs, 1) if np.shape(ks)[1] == length else vs, *sizes)
+    return builder
+
+
+def test_every_key_length_is_tried():
+    fails('3.7', wrong_at_length(answer('3.7'), 4), 'lookup_case(40, 4, 30,')
+    fails('3.2', wrong_at_length(answer('3.2'), 4), 'lookup_case(40, 4, 80,')
 
 
 @pytest.mark.parametrize('label', CHEATS_3_2)

@@ -78,6 +78,11 @@ def _decode_cases(params, rng):
         eos = int(rng.integers(0, vocab)) if rng.random() < 0.5 else None
         cases.append((rng.integers(0, vocab, size=n).tolist(),
                       int(rng.integers(1, block - n + 2)), eos))
+    for _ in range(20):   # eos = 0 met on the way (round 23: `if eos and ...` passed 1 in 9)
+        prompt = rng.integers(0, vocab, size=int(rng.integers(1, block // 2))).tolist()
+        path = [int(t) for t in decode(prompt, params, max_steps=block - len(prompt), cache=False)]
+        if 0 in path[len(prompt) + 1:]:                       # after the first new token
+            return cases + [(prompt, block - len(prompt), 0)]
     return cases
 
 

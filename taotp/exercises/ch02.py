@@ -22,14 +22,18 @@ NO_REPEAT = 'Hel Word!'   # puzzle 2.4: the symbols H e l ␣ W o r d ! never re
 VOCAB = len(message_tokenizer(HELLO_WORLD))                                  # 11 symbols
 BLOCK = len(hello_world_targets(HELLO_WORLD, message_tokenizer(HELLO_WORLD)))   # 13 positions
 # puzzles 2.1 and 2.2: the sizes the notebook names, from the smallest to a thousand ...
-REPEATER_SIZES = (1, 2, 3, 4, 11, 40, 64, 100, 257, 1000, 1001)   # 1001 = 7 * 11 * 13 (round
-# 18: a circle that spread token t to 13 t mod V passed; every prime up to 13 divides a size)
-HIDDEN_SIZES = 2          # ... and this many more drawn afresh from 5..1000 on every check,
+REPEATER_SIZES = (1, 2, 3, 4, 8, 11, 16, 32, 40, 64, 100, 128, 256, 257, 1000, 1001)
+# 1001 = 7 * 11 * 13 (round 18: a circle that spread token t to 13 t mod V passed; every prime
+# up to 13 divides a size); the powers of two, with POWERS_2_1 for 2.1, whose repeaters are
+# small (round 23: a circle wrong at powers of two from 128 passed, and one wrong from 1,002
+# to 1,024, which no draw reached)
+POWERS_2_1 = (512, 1024)
+HIDDEN_SIZES = 2          # ... and this many more drawn afresh from 5..1024 on every check,
 LARGE_SIZES = (1024, 2048, 4096)  # and one from each band here, past each power of two (round
 #   10: a program right up to 1,024 passed; round 17: one right up to 2,048, then the top; a
 #   run of the suite: 1,001 to 2,048 let one right up to 1,024 pass 2 checks in 100)
 SIZES_SEEN = (f'vocab sizes {", ".join(map(str, REPEATER_SIZES))}, {HIDDEN_SIZES} more drawn '
-              f'afresh from 5 to 1,000 and one from {LARGE_SIZES[0] + 1:,} to {LARGE_SIZES[1]:,}')
+              f'afresh from 5 to 1,024 and one from {LARGE_SIZES[0] + 1:,} to {LARGE_SIZES[1]:,}')
 
 
 def _program_and_tokenizer(answer, message):
@@ -103,15 +107,16 @@ def _every_entry(answer, ok, rule):
 
 # ----------------------------------------------------------------------------- 2.1 and 2.2
 
-def _sizes(rng, bands=1):
-    """The notebook's vocabulary sizes, then ``HIDDEN_SIZES`` others and one larger per band
-    of ``LARGE_SIZES`` (the first ``bands``) drawn from ``rng``.  2.1 draws from both; 2.2's
-    repeater may hold a vocab_size x vocab_size table, which past 2,048 costs seconds."""
-    others = np.setdiff1d(np.arange(5, 1001), REPEATER_SIZES)
+def _sizes(rng, bands=1, powers=()):
+    """The notebook's vocabulary sizes and ``powers``, then ``HIDDEN_SIZES`` others and one
+    larger per band of ``LARGE_SIZES`` (the first ``bands``) drawn from ``rng``.  2.1 draws
+    from both; 2.2's repeater may hold a vocab_size x vocab_size table, which past 2,048 costs
+    seconds (and at 512 and 1,024 most of its check)."""
+    others = np.setdiff1d(np.arange(5, 1025), REPEATER_SIZES + powers)
     hidden = sorted(int(v) for v in rng.choice(others, HIDDEN_SIZES, replace=False))
     hidden += [int(rng.integers(low + 1, high + 1)) for low, high in
                zip(LARGE_SIZES[:bands], LARGE_SIZES[1:bands + 1])]
-    return [(v, f'vocab_size={v}') for v in REPEATER_SIZES] + \
+    return [(v, f'vocab_size={v}') for v in REPEATER_SIZES + powers] + \
         [(v, f'vocab_size={v} (a size drawn afresh for this check)') for v in hidden]
 
 
@@ -160,7 +165,7 @@ def _zero_pos(params, where=''):
 def check_2_1(build):
     """``build(vocab_size) -> params``: 0 layers, at most 3 * vocab_size parameters, repeats."""
     rng = toolkit.fresh_rng()
-    for vocab, name in _sizes(rng, bands=2):
+    for vocab, name in _sizes(rng, bands=2, powers=POWERS_2_1):
         params = _repeater(build, vocab, name, 'your builder')
         _zero_pos(params, f'{name}: ')
         counts = count_params(params)
@@ -169,7 +174,8 @@ def check_2_1(build):
             raise Finding(f'{name}: {used} parameters besides the zero pos_emb; the budget is '
                           f'3 * vocab_size = {3 * vocab}')
         _repeats_last(params, vocab, name, rng)
-    return Passed(f'{SIZES_SEEN}, and one from {LARGE_SIZES[1] + 1:,} to {LARGE_SIZES[2]:,}: 0 '
+    return Passed(f'{SIZES_SEEN}, 512, 1,024 and one from {LARGE_SIZES[1] + 1:,} to '
+                  f'{LARGE_SIZES[2]:,}: 0 '
                   f'layers, zero pos_emb, <= 3 * vocab_size other parameters '
                   f'(counted on the arrays as given, lists included); every token is repeated '
                   f'(one prompt per token decides it, since nothing else reaches the output; at '

@@ -88,7 +88,7 @@ def _built(build, args, name, vocab, block, **limits):
 # ----------------------------------------------------------------------------- 3.2
 
 VISIBLE_3_2 = (20, 2, 200, 32)     # the table the exercises notebook shows
-SPECS_3_2 = ((30, 1, 40), (20, 2, 200), (40, 3, 160), (100, 5, 150), (40, 6, 60))
+SPECS_3_2 = ((30, 1, 40), (20, 2, 200), (40, 3, 160), (40, 4, 80), (100, 5, 150), (40, 6, 60))
 SEPARATE = 0.01  # the largest cosine allowed between the directions of two key positions:
 # concatenation gives 1e-16 (a leak of 1 % from finite hardening fits); round 18 kept a random
 # hash in 20,000 shared dimensions under 0.1 (its cosines fall as 1 / sqrt(width): under 0.01
@@ -227,7 +227,9 @@ def check_3_6(build):
 # ----------------------------------------------------------------------------- 3.7
 
 VISIBLE_3_7 = (30, 3, 12, 37)      # the table the exercises notebook shows
-SPECS_3_7 = ((100, 5, 100), (30, 3, 24), (30, 1, 40), (60, 2, 64))
+SPECS_3_7 = ((100, 5, 100), (30, 3, 24), (30, 1, 40), (60, 2, 64), (40, 4, 30), (30, 6, 20))
+# every key length from 1 to 6 (round 23: a builder wrong at length 4, which only the one
+# drawn table could reach, passed 5 checks in 6; 3.2 likewise)
 
 
 @checker('3.7')
