@@ -78,12 +78,12 @@ def _decode_cases(params, rng):
         eos = int(rng.integers(0, vocab)) if rng.random() < 0.5 else None
         cases.append((rng.integers(0, vocab, size=n).tolist(),
                       int(rng.integers(1, block - n + 2)), eos))
-    for _ in range(20):   # eos = 0 met on the way (round 23: `if eos and ...` passed 1 in 9)
+    for _ in range(20):   # eos = 0, met on the way where 20 tries find a path that meets it
         prompt = rng.integers(0, vocab, size=int(rng.integers(1, block // 2))).tolist()
         path = [int(t) for t in decode(prompt, params, max_steps=block - len(prompt), cache=False)]
-        if 0 in path[len(prompt) + 1:]:                       # after the first new token
-            return cases + [(prompt, block - len(prompt), 0)]
-    return cases
+        if 0 in path[len(prompt) + 1:]:    # (round 23: `if eos and ...` passed 1 check in 9)
+            break
+    return cases + [(prompt, block - len(prompt), 0)]
 
 
 def _long_prompt_case(decode_fast, rng, block=64, length=(40, 61), back=32):
