@@ -287,7 +287,7 @@ WRONG = [
                                      '2 tokens: your answer gave'),
     ('10.1', posterior_unnormalised, 'after 1 tokens', 'it sums to 1'),
     ('10.1', posterior_products, 'T = 1000', 'NaN'),
-    ('10.1', posterior_shifted_by_the_first_lag, 'ch10.posterior_cases(', 'T = 3000'),
+    ('10.1', posterior_shifted_by_the_first_lag, 'ch10.posterior_cases(', 'NaN or infinity'),
     ('10.1', posterior_one_term_short, 'the example case', 'after 4 tokens', 'same positions'),
     ('10.2', layer1_not_transposed, 'belongs in slot i - k'),
     ('10.2', layer1_band_plus_one, 'the example case', 'at position i = 4'),
