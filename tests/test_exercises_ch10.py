@@ -515,7 +515,7 @@ def test_an_answer_cannot_shrink_the_cases_or_patch_the_reference():
         ch10.posterior_cases = lambda seed: []      # ...after dropping every drawn case
         taotp.selective.lag_posterior = lambda P, lags, x: np.zeros((len(x), len(lags)))
         return right(P, lags, x) if len(x) == 10 else np.zeros((len(x), len(lags)))
-    fails('10.1', posterior, 'case 0 of ch10.posterior_cases(')
+    fails('10.1', posterior, 'of ch10.posterior_cases(')      # (case 0 has 10 tokens 1 in 200)
 
     def blocks(lags, T, lam, beta):                 # the judge's reference is out of reach
         sel.build_selective_induction = lambda *a, **k: None
