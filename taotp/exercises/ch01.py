@@ -1,10 +1,10 @@
 """Checkers for Chapter 1, The Transformer.
 
 Expected answers come from the package's forward pass (``decode``, ``transformer``).  Each
-check draws a program of each shape in ``SHAPES`` and a sharp one from a new seed, which a
-message names: ``case_programs(seed)`` rebuilds them.  Puzzles 1.3, 1.4, 1.6 and 1.7 ask for what
-the package already does; while they are checked, those functions are switched off
-(``refuse``).
+check draws a program of each shape in ``SHAPES`` from a new seed, and for the forward
+passes two hard ones (sharp attention, a faint stream); a message names the seed, and
+``case_programs(seed)`` rebuilds them.  Puzzles 1.3, 1.4, 1.6 and 1.7 ask for what the
+package already does; while they are checked, those functions are switched off (``refuse``).
 """
 import numpy as np
 
@@ -14,7 +14,7 @@ from ..model import causal_mask, layer_norm, mlp, self_attn, softmax
 from ..params import params_difference
 from . import toolkit as tk
 # the programs the checkers run; the notebooks name them as taotp.exercises.ch01.<name>
-from .ch01_programs import (COLD_VOCABS, FRESH_VOCABS, SCOPE, SHAPES, SHARP_SCOPE,  # noqa: F401
+from .ch01_programs import (COLD_VOCABS, FRESH_VOCABS, SCOPE, SHAPES, HARD_SCOPE,  # noqa: F401
                             case_programs, fresh_sampling_program, long_program,
                             random_program, sampling_program, token_copier)
 from .draws import ALPHA, BINS, freedman_margin, hoeffding_margin, martingales, tests_for
@@ -23,11 +23,11 @@ from .result import Finding, Passed
 
 # ----------------------------------------------------------------------------- programs
 
-def _fresh_cases(offset, norms=None, seed=None, sharp=True):
+def _fresh_cases(offset, norms=None, seed=None, hard=True):
     """(name, params, rng) per program i of ``case_programs(seed)`` (a fresh seed by default):
     its name for messages, and ``rng``, seeded ``[seed, offset + i]``, for its inputs."""
     seed = tk.fresh_seed() if seed is None else seed
-    for i, params in enumerate(case_programs(seed, norms, sharp)):
+    for i, params in enumerate(case_programs(seed, norms, hard)):
         heads = [len(layer['Q']) for layer in params['layers']]
         yield (f'program {i} of case_programs({seed}) ({len(heads)} layers, heads {heads}'
                f'{("", ", sharp attention", ", a faint stream")[max(0, i - len(SHAPES) + 1)]})',
@@ -167,7 +167,7 @@ def check_1_3(decode_fast):
                       f'of CPU time and the package\'s cache {cache:.2f} s: more than '
                       f'{WORK_RATIO:g}x the work of a cache. Keep what earlier positions '
                       f'computed instead of recomputing it')
-    return Passed(f'the naive loop\'s tokens on {cases} cases over {SHARP_SCOPE}, incl. full '
+    return Passed(f'the naive loop\'s tokens on {cases} cases over {HARD_SCOPE}, incl. full '
                   f'blocks, 0 steps and an early eos, and on a prompt of 40 to 60 tokens whose '
                   f'token at a position drawn 32 or more before its end is read at every step, '
                   f'and the same at a block of 700 to 2,048 with the position 660 or more before '
@@ -219,7 +219,7 @@ def check_1_4(transformer_at):
                                f'taotp.trace on {name.split(" (")[0]}')
             checked += 1
     return Passed(f'logits equal the book\'s to 1e-9 on {checked} inputs (1 token to a full '
-                  f'block) over {SHARP_SCOPE}, and on one of block 65 to 400; no einsum and no '
+                  f'block) over {HARD_SCOPE}, and on one of block 65 to 400; no einsum and no '
                   f'call into the package\'s forward pass')
 
 
@@ -231,7 +231,7 @@ GREEDY_GAP = 0.05   # logit gaps along greedy paths: at T <= 1e-3 a non-argmax d
 def _greedy_cases(seed):
     """(name, program, prompt) triples whose greedy path of 6 steps has no near tie."""
     cases = []
-    for name, p, rng in _fresh_cases(600, seed=seed, sharp=False):
+    for name, p, rng in _fresh_cases(600, seed=seed, hard=False):
         for _ in range(200):
             prompt = rng.integers(0, len(p['tok_emb']), size=3)
             seq = decode(prompt, p, max_steps=6, cache=False)
@@ -502,7 +502,7 @@ def _diagnose(old, new, M, rng, where):
 def check_1_8(scramble_transformer):
     """``scramble_transformer(tok_emb, pos_emb, out_emb, layers, lnf, M)`` keeps the function."""
     checked, matrices = 0, 0
-    for i, (name, params, rng) in enumerate(_fresh_cases(400, norms='scalar', sharp=False)):
+    for i, (name, params, rng) in enumerate(_fresh_cases(400, norms='scalar', hard=False)):
         for kind, M in _matrices(params['tok_emb'].shape[1], rng, i):
             where = f'{name} (scalar layer norms), M {kind}'
             out, given, _ = tk.call(scramble_transformer, *[params[k] for k in PIECES], M,

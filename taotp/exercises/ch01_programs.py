@@ -44,7 +44,7 @@ SHARP = ((3, 8), (12, 20))   # log10 of the factor on Q of each layer of the sha
 FAINT = (-8, -6)             # log10 of the factor on the faint program's embeddings
 SCOPE = ('5 random programs drawn afresh (0 to 3 layers, up to 3 heads, a layer without heads, '
          'd_value != d_head, d_ff = 0, vector and scalar layer norms)')
-SHARP_SCOPE = SCOPE + (', a sixth with attention scores of 1e3 to 1e20 and a seventh whose '
+HARD_SCOPE = SCOPE + (', a sixth with attention scores of 1e3 to 1e20 and a seventh whose '
                        'stream spreads 1e-8 to 1e-6')
 
 
@@ -58,16 +58,16 @@ def sharpened(params, rng):
     return params
 
 
-def case_programs(seed, norms=None, sharp=True):
+def case_programs(seed, norms=None, hard=True):
     """The programs of one check (``SHAPES``, block 24, weights from ``seed``), and with
-    ``sharp`` a sixth, of the first shape, ``sharpened``, and a seventh, of the last (no
+    ``hard`` a sixth, of the first shape, ``sharpened``, and a seventh, of the last (no
     layers), whose embeddings are scaled by 10 ** uniform(*FAINT), so that the layer norm's
     1e-10 counts (round 22: a norm with it inside the square root passed 3 checks in 5); the
     seed of a failed case is printed in its message."""
     rng = np.random.default_rng(seed)
     programs = [random_program(rng, vocab, 24, d, layers, norms or kind)
                 for vocab, d, kind, layers in SHAPES]
-    if sharp:
+    if hard:
         vocab, d, kind, layers = SHAPES[0]
         programs.append(sharpened(random_program(rng, vocab, 24, d, layers, norms or kind), rng))
         vocab, d, kind, layers = SHAPES[-1]

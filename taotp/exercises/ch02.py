@@ -174,7 +174,7 @@ def check_2_1(build):
             raise Finding(f'{name}: {used} parameters besides the zero pos_emb; the budget is '
                           f'3 * vocab_size = {3 * vocab}')
         _repeats_last(params, vocab, name, rng)
-    return Passed(f'{SIZES_SEEN}, 512, 1,024 and one from {LARGE_SIZES[1] + 1:,} to '
+    return Passed(f'{SIZES_SEEN}, also 512, 1,024 and one from {LARGE_SIZES[1] + 1:,} to '
                   f'{LARGE_SIZES[2]:,}: 0 '
                   f'layers, zero pos_emb, <= 3 * vocab_size other parameters '
                   f'(counted on the arrays as given, lists included); every token is repeated '
