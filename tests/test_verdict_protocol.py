@@ -21,6 +21,7 @@ import subprocess
 import sys
 import threading
 import time
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -338,6 +339,50 @@ def test_the_first_format_is_read(tmp_path, monkeypatch):
     assert table['2.6']['solved'] and table['2.5']['latest'] == 'not yet'
 
 
+def test_two_kernels_recording_at_once_lose_no_verdict(tmp_path):
+    """Red team, round 24: read, change and write with no lock lost 6 to 15 of 18 solved
+    puzzles when two processes recorded at once."""
+    script = ('import sys\nfrom taotp.exercises import store\n'
+              'for i in range(150):\n'
+              '    store.record(f"{sys.argv[1]}.{i % 9 + 1}", True)\n')
+    env = {**os.environ, 'TAOTP_PROGRESS': str(tmp_path / 'p.json')}
+    runs = [subprocess.Popen([sys.executable, '-c', script, str(who)], env=env)
+            for who in (97, 98)]
+    assert [run.wait(timeout=120) for run in runs] == [0, 0]
+    table = json.loads((tmp_path / 'p.json').read_text())['puzzles']
+    assert sorted(table) == sorted(f'{who}.{i}' for who in (97, 98) for i in range(1, 10))
+    assert all(row['solved'] for row in table.values())
+
+
+def test_an_unreadable_progress_file_is_moved_aside_not_written_over(tmp_path, monkeypatch):
+    monkeypatch.setenv('TAOTP_PROGRESS', str(tmp_path / 'p.json'))
+    half = '{"version": 2, "puzzles": {"2.5": {"solved": "2026-11-01", "lat'
+    progress_file().write_text(half)
+    progress_store.record('2.6', False)
+    kept = list(tmp_path.glob('p.json.unreadable-*'))
+    assert len(kept) == 1 and kept[0].read_text() == half
+    table = progress_store.load()
+    assert list(table) == ['2.6'] and table['2.6']['latest'] == 'not yet'
+
+
+def test_the_readers_folder_does_not_shadow_the_judges_standard_library(tmp_path):
+    """Red team, round 24: the judge ran with the reader's working folder first on its path,
+    so a ``selectors.py`` there was imported by the judge instead of the standard one."""
+    (tmp_path / 'selectors.py').write_text(
+        f'open({str(tmp_path / "imported")!r}, "w").close()\nraise ImportError("shadow")\n')
+    (tmp_path / 'kernel').mkdir()
+    script = tmp_path / 'kernel' / 'run.py'     # the kernel's own path starts in kernel/
+    script.write_text('from taotp.exercises import check, keep_progress\n'
+                      'keep_progress(False)\ncheck("2.5", None)\n')
+    env = {**os.environ, 'PYTHONPATH': os.pathsep.join(
+        [str(Path(__file__).resolve().parents[1])] + [os.environ.get('PYTHONPATH', '')])}
+    env.pop('TAOTP_EXTRA_CHECKERS', None)
+    out = subprocess.run([sys.executable, str(script)], env=env, cwd=tmp_path,
+                         capture_output=True, text=True, timeout=120).stdout
+    assert out.startswith('NOT YET 2.5') and 'did not answer' not in out, out
+    assert not (tmp_path / 'imported').exists()
+
+
 def test_progress_survives_a_new_process_and_names_its_file(tmp_path):
     env = {**os.environ, 'TAOTP_PROGRESS': str(tmp_path / 'p.json')}
     env.pop('TAOTP_EXTRA_CHECKERS', None)
@@ -582,6 +627,27 @@ def test_a_copy_sent_as_text_and_compiled_in_the_worker_is_recognised():
         exec(compile(text, '<sent as text>', 'exec'), scope)
         return scope['my_decode']
     fails('99.3', answer, 'copy of taotp.decoding.decode')
+
+
+@pytest.mark.skipif(not sys.platform.startswith('linux'), reason='reads /proc')
+@pytest.mark.parametrize('path', ['/proc/{}/status', '/proc/self/../{}/status',
+                                  '/proc/self/root/proc/{}/status', '/proc/./{}/status'])
+def test_another_process_is_out_of_reach_by_any_path_to_proc(path):
+    """Red team, round 24: the hook read the path as written, so ``/proc/self/../PID``
+    opened the judge's files (the walls kept its memory out of reach)."""
+    def reader():
+        with open(path.format(os.getppid())) as f:
+            f.read()
+        return np.zeros(1)
+    fails('99.1', reader, "another process's /proc files are not available")
+
+
+@pytest.mark.skipif(not sys.platform.startswith('linux'), reason='reads /proc')
+def test_an_answer_still_reads_its_own_proc_files():
+    def reader():
+        with open('/proc/self/status') as f, open('/proc/meminfo') as g:
+            return np.zeros(len(f.read()[:1] + g.read()[:1]) - 1)
+    passes('99.1', reader)
 
 
 @pytest.mark.skipif(not sys.platform.startswith('linux'), reason='reads /proc')

@@ -138,14 +138,16 @@ def _judge_channel():
     _stop_judge()
     ours, theirs = socket.socketpair()
     root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-    # one BLAS thread: a spinning second one slows every check tenfold on a busy machine
+    # one BLAS thread: a spinning second one slows every check tenfold on a busy machine;
+    # started in the package's folder: ``-m`` puts the working folder first on the judge's
+    # path, where a reader's ``selectors.py`` would stand in for the standard library's
     env = dict(os.environ, OPENBLAS_NUM_THREADS='1', OMP_NUM_THREADS='1', MKL_NUM_THREADS='1',
                PYTHONPATH=os.pathsep.join(
                    [root] + [p for p in os.environ.get('PYTHONPATH', '').split(os.pathsep) if p]))
     _judge['process'] = subprocess.Popen(
         [sys.executable, '-m', 'taotp.exercises.judge', str(theirs.fileno())],
         pass_fds=(theirs.fileno(),), stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL, env=env, start_new_session=True)
+        stderr=subprocess.DEVNULL, env=env, start_new_session=True, cwd=root)
     theirs.close()
     _judge['channel'] = ours
     return ours

@@ -41,8 +41,9 @@ FRAME_HOLDERS = (types.TracebackType, types.GeneratorType, types.CoroutineType,
                  types.AsyncGeneratorType)
 _COPIED = ('instructions', 'nested_codes', 'matched', 'match', 'code_copy')
 # The functions below also read names that only their private scope holds (``private_scope``):
-# BUSY, COPY_TABLE, MODULES_OFF, OWN_CODE, PID, PROGRESS, PROTECTED, get_ident, gc_isenabled,
-# gc_disable, gc_enable, stat, unmarshal and copies' constants (a linter sees them undefined).
+# BUSY, COPY_TABLE, MODULES_OFF, OWN_CODE, PID, PROC_DEV, PROGRESS, PROTECTED, get_ident,
+# gc_isenabled, gc_disable, gc_enable, getcwd, stat, unmarshal and copies' constants (a linter
+# sees them undefined).
 
 
 def audit(event, args):
@@ -99,13 +100,13 @@ def refused(event, args):
 
 def opened(path):
     text = path if type(path) is str else path.decode('utf-8', 'surrogateescape')
-    if text[:6] == '/proc/' and text.split('/')[2] not in ('self', 'thread-self', PID):
-        return PermissionError('another process\'s /proc files are not available to an '
-                               'answer while it is checked')
     try:
         where = stat(path)
     except (OSError, ValueError):
         return None                       # opening it will fail and say why
+    if where.st_dev == PROC_DEV and not own_proc_file(text):
+        return PermissionError('another process\'s /proc files are not available to an '
+                               'answer while it is checked')
     here = (where.st_dev, where.st_ino)
     if here in PROTECTED:
         return PermissionError(f'the package\'s source files are not available to an answer '
@@ -118,6 +119,24 @@ def opened(path):
         if here == (progress.st_dev, progress.st_ino):
             return PermissionError('the progress file is not available to an answer')
     return None
+
+
+def own_proc_file(text):
+    """Whether a path to a file of ``/proc`` names this process's own files (or none's):
+    judged on the path made absolute with '.' and '..' resolved (round 24 reached another
+    process through ``/proc/self/../PID``), never through ``root`` or ``cwd``, which lead
+    out of ``/proc`` and back in."""
+    parts = []
+    for part in (text if text[:1] == '/' else getcwd() + '/' + text).split('/'):
+        if part == '..':
+            parts = parts[:-1]
+        elif part and part != '.':
+            parts.append(part)
+    if len(parts) < 2 or parts[0] != 'proc':
+        return True                       # a link of the system's own into /proc
+    if parts[1] in ('self', 'thread-self', PID):
+        return len(parts) < 3 or parts[2] not in ('root', 'cwd')
+    return not parts[1].isdigit()         # /proc/meminfo, /proc/cpuinfo, ...
 
 
 def copied(event, args):
@@ -143,6 +162,13 @@ def install(copy_table, protected, progress, modules_off):
     sys.addaudithook(private_scope(copy_table, protected, progress, modules_off)['audit'])
 
 
+def _device(path):
+    try:
+        return os.stat(path).st_dev
+    except OSError:
+        return None                       # no /proc: nothing of it to guard
+
+
 def private_scope(copy_table, protected, progress, modules_off):
     """The hook's functions and constants, in the dictionary that is their globals."""
     ids = set()
@@ -161,12 +187,14 @@ def private_scope(copy_table, protected, progress, modules_off):
              'MIN_OPS': copies.MIN_OPS, 'SIMILAR': copies.SIMILAR, 'OPNAMES': copies.OPNAMES,
              'MAX_CODE_BYTES': copies.MAX_CODE_BYTES, 'SKIPPED': copies.SKIPPED,
              'COPY_TABLE': tuple(copy_table), 'PROTECTED': frozenset(ids),
-             'PROGRESS': progress, 'PID': str(os.getpid()),
+             'PROGRESS': progress, 'PID': str(os.getpid()), 'getcwd': os.getcwd,
+             'PROC_DEV': _device('/proc'),
              'MODULES_OFF': tuple(sorted(modules_off.items())), 'BUSY': set(),
              'get_ident': _thread.get_ident, 'gc_isenabled': gc.isenabled,
              'gc_disable': gc.disable, 'gc_enable': gc.enable, 'stat': os.stat,
              'unmarshal': marshal.loads}
-    functions = [globals()[name] for name in ('audit', 'refused', 'opened', 'copied')]
+    functions = [globals()[name] for name in ('audit', 'refused', 'opened', 'own_proc_file',
+                                              'copied')]
     functions += [getattr(copies, name) for name in _COPIED]
     own = set()
     for f in functions:
