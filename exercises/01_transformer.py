@@ -120,16 +120,18 @@ check('1.4', transformer_at)
 # Write `sample_decode(tokens, params, max_steps, temperature, rng)` that returns the
 # prompt followed by `max_steps` tokens, each sampled from
 # $\operatorname{softmax}(\text{logits}/T)$ of the sequence so far, using the
-# `numpy.random.Generator` it is given (no global random state). Near $T = 0$ it must
-# agree with greedy decoding (checked at a $T$ drawn from $10^{-5}$ to $10^{-3}$). The
-# checker samples 300 seeded runs of 8 steps at a $T$ drawn from 0.2 to 0.6 and at one
-# drawn from 0.6 to 2 on the program `taotp.exercises.ch01.sampling_program()`, then on
-# three of its family drawn afresh with a new vocabulary, prompt and length: one at a $T$
-# from 2 to 3 with $10^{3.5}$ to $10^5$ added to every logit (the law is the same; a softmax
-# that does not subtract the max overflows), and two with 24 to 64 tokens, their logits
-# scaled down so that their laws
-# are as spread as there, one at a $T$ from $10^{-3}$ to 0.2 and one (100 runs) at the $T$
-# of the greedy check (`fresh_sampling_program(seed, offset=...)` and
+# `numpy.random.Generator` it is given (no global random state), for any $T$ from
+# $10^{-300}$ up. Near $T = 0$ it must agree with greedy decoding (checked at a $T$ drawn
+# from $10^{-5}$ to $10^{-3}$). The checker samples 300 seeded runs of 8 steps at a $T$
+# drawn from 0.2 to 0.6 and at one drawn from 0.6 to 2 on the program
+# `taotp.exercises.ch01.sampling_program()`, then on four of its family drawn afresh with a
+# new vocabulary, prompt and length: one at a $T$ from 2 to 3 with $10^{3.5}$ to $10^5$ added
+# to every logit (the law is the same; a softmax that does not subtract the max overflows),
+# and three with 24 to 64 tokens, their logits scaled down so that their laws are as spread
+# as there: one at a $T$ from $10^{-3}$ to 0.2, one (100 runs) at the $T$ of the greedy
+# check, and one whose 100 runs each get a $T$ of their own, half of them from $10^{-300}$
+# to $2 \cdot 10^{-300}$ and the rest one in each fiftieth of the decades from there to
+# $10^{-3}$ (`fresh_sampling_program(seed, offset=...)` and
 # `fresh_sampling_program(seed, T, vocab)` return the program, prompt, steps and $T$). It
 # replays a few runs of each with the same seed to see that your sampler draws from its rng
 # alone. It compares the frequency of every

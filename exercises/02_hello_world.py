@@ -48,10 +48,11 @@ from taotp.exercises import check, ch02, progress
 # all-zero `pos_emb` (any `block_size`), it may use at most `3 * vocab_size` parameters as
 # counted by `taotp.count_params` (a tied `out_emb` is counted once). The checker builds it
 # for `vocab_size` 1, 2, 3, 4, 8, 11, 16, 32, 40, 64, 100, 128, 256, 257, 512, 1,000,
-# 1,001 and 1,024, for two more sizes between 5 and 1,024, one between 1,025 and 2,048 and
-# one between 2,049 and 4,096, drawn
-# afresh on every check; at each size it puts every token last in a random prompt once (256
-# of them at the largest size) and decodes a few prompts for up to 32 steps.
+# 1,001 and 1,024, for 323, 667, 1,147, 1,763, 2,491 and 3,599 (each prime from 17 to 61
+# divides one of them), and for sizes drawn afresh on every check: two between 5 and 1,024,
+# one between 1,025 and 2,048, one between 2,049 and 4,096 and one that is a multiple of a
+# prime from 67 to 4,096; at each size it puts every token last in a random prompt once (256
+# of them past 2,048) and decodes a few prompts for up to 32 steps.
 
 # %%
 def build_repeater(vocab_size):

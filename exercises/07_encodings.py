@@ -70,7 +70,8 @@ from taotp.exercises import check, progress
 # every even `d`. The checker tries 40 fixed pairs (delta, d), with d = 2 and sizes that are not
 # powers of two, tables of up to 1000 positions and shifts of several hundred, then 14 pairs
 # drawn afresh on every check (d up to 512), 4 of them on tables of 1001 to 4000 positions
-# (shifts of 1000 and more included). Build `T` yourself from the formula of the
+# (shifts of 1000 and more included); every pair is then also tried on 1000 rows drawn from
+# tables of up to 100,000 positions. Build `T` yourself from the formula of the
 # encoding: `taotp.encodings.shift_by_delta` is switched off while your function is checked.
 
 # %%
@@ -201,7 +202,8 @@ check('7.10', padding_dim)
 # rotation encoding (`taotp.encodings.random_rotation_embedding`). Which one is better, and why?
 # The random table must be another encoding, not the sinusoidal one in disguise: at most half
 # of its angles may lie within 0.05 rad of a sinusoidal angle (`og_angles(d)`, one each, up to
-# sign and order), which random angles almost always meet.
+# sign, a half turn and order: theta, -theta and theta + pi count as one angle), which random
+# angles almost always meet.
 #
 # The task (`training.offset_batch`): rows of 64 tokens from a vocabulary of 16; at every
 # position $i \ge 5$ the target is the token at $i - 5$. Train on rows of 32 tokens only: the

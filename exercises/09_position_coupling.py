@@ -145,8 +145,9 @@ check('9.6', cube)
 # checker runs them as one head of the book's attention (`taotp.model.self_attn`: scores
 # `(x Wq)(x Wk)^T / sqrt(k)`, causal softmax) on the adder's embeddings `x`, with value
 # `3 NUM`, and compares `PRE_SUM` with the chapter's head 1 (within 0.01) at every response
-# position of six problems, for the chapter's example ($P_1 = 3$, $P_2 = 2$, `lam` = 20) and
-# four sizes and scales drawn afresh (`lam` from 2.5 to 30; one size has $P_1 = 6$).
+# position of six problems each for the chapter's example ($P_1 = 3$, $P_2 = 2$, `lam` = 20),
+# four sizes and scales drawn afresh (`lam` from 2.5 to 30) and a size with $P_1 = 6$, then of
+# two problems (all nines, and one drawn) at sizes with $P_1$ = 7 and 8 and $P_2$ = 7 and 8.
 
 # %%
 def head1(P1, P2, lam):
@@ -228,7 +229,8 @@ check('9.11', build)
 # width that works. Its answers for the five sizes of the chapter's table (*How big is it?*)
 # are shown when wrong, e.g. `size(2, 3)` is `(3, 3, 2, 29)` and `size(30, 30)` is
 # `(32, 6, 5, 41)`; the other sizes (boundaries of both code widths at every power of two up
-# to $2^{40}$, and random ones up to a million) are drawn afresh.
+# to $2^{40}$, `m` next to every power of ten up to $10^{12}$, and random ones up to a
+# million) are drawn afresh.
 
 # %%
 def size(n, m):
@@ -318,8 +320,8 @@ check('9.17', needed)
 # from the construction's shapes (the code widths of Puzzle 9.12 give all of them), without
 # building the program: the package's builders and size functions are switched off while it
 # is checked. Example: `counts(2, 3)` is `(7739, 555)`; the other sizes (both code widths'
-# boundaries at every power of two up to $2^{40}$) reach a billion operands of a billion
-# digits. Compare with `taotp.count_params` outside your answer.
+# boundaries at every power of two up to $2^{40}$, and at `m` next to every power of ten up to
+# $10^{12}$) reach a billion operands of a billion digits. Compare with `taotp.count_params` outside your answer.
 
 # %%
 def counts(n, m):

@@ -5,7 +5,7 @@ worker, judged in the judge process.
 
 | id | what is checked (solved means) | wrong answers and cheats tried (each a test below) |
 |---|---|---|
-| 2.1 | `build(V)` for the notebook's V = 1, 2, 3, 4, 8, 11, 16, 32, 40, 64, 100, 128, 256, 257, 1000, 1001 (7 x 11 x 13, round 18: a circle with a stride of 13 passed), and 512 and 1024 (round 23: every power of two to 1,024, after circles wrong at powers of two from 128, or from 1,002 to 1,024, passed), 2 sizes drawn afresh from 5..1024, one from 1,025..2,048 (a clean clone's run: 1,001..2,048 let a builder right up to 1,024 pass 2.2 once in about 45) and one from 2,049..4,096 (256 of its tokens; round 17: a repeater capped at 2,048 passed): 0 layers, an all-zero pos_emb, at most 3 V other parameters (counted on the plain copy of the arrays, lists included), and every token is repeated (one prompt per token, prompts drawn afresh: with no layers and no positions nothing else reaches the output), also over a windowed decode | tokens on a circle spaced for 64; an untied out_emb given as lists (6 V); a 2-D circle; a non-zero pos_emb; a zero layer |
+| 2.1 | `build(V)` for the notebook's V = 1, 2, 3, 4, 8, 11, 16, 32, 40, 64, 100, 128, 256, 257, 1000, 1001 (7 x 11 x 13, round 18: a circle with a stride of 13 passed), and 512 and 1024 (round 23: every power of two to 1,024, after circles wrong at powers of two from 128, or from 1,002 to 1,024, passed), 2 sizes drawn afresh from 5..1024, one from 1,025..2,048 (a clean clone's run: 1,001..2,048 let a builder right up to 1,024 pass 2.2 once in about 45) and one from 2,049..4,096 (256 of its tokens; round 17: a repeater capped at 2,048 passed), 323, 667, 1,147, 1,763, 2,491 and 3,599 (every prime from 17 to 61 divides one: circles at a stride of 17 or 31 passed most checks, only a drawn size sharing their factor) and a multiple of a prime from 67 to 4,096 drawn afresh: 0 layers, an all-zero pos_emb, at most 3 V other parameters (counted on the plain copy of the arrays, lists included), and every token is repeated (one prompt per token, prompts drawn afresh: with no layers and no positions nothing else reaches the output), also over a windowed decode | tokens on a circle spaced for 64; circles at strides of 7, 11, 13, 17, 31, 53 and 61; one wrong only where a prime from 67 up divides a size not named; an untied out_emb given as lists (6 V); a 2-D circle; a non-zero pos_emb; a zero layer |
 | 2.2 | the repeater at the same sizes with at most V non-zeros (`toolkit.budget`), and Hello World printed (message tokenizer, or one giving every symbol its own id) with at most 11 + 13 = 24 non-zeros | a pos_emb whose memory is zero but whose reads hold 143 non-zeros; a tokenizer giving every symbol one id, so that "printing" is 2 2 2 ...; 550 extra non-zeros in list-valued weights; one-hot up to 64 dimensions only; the dense repeater; the book's Hello World |
 | 2.3 | a trained (or any) program prints "Hello World!" then <eos> from <bos>; its size is reported; checker in taotp.exercises.training_checks, tested in test_training_puzzles.py | untrained weights |
 | 2.4 | pos_emb all zero (one table) and 'Hel Word!' then `<eos>` from `<bos>` | a pos_emb whose memory is zero but whose reads are the book's positions; the book's program; two output rows swapped |
@@ -340,7 +340,7 @@ def test_kinds():
 def only_the_named_sizes(build):
     """Right at the sizes the notebook names, a 2-D circle (two outputs) everywhere else."""
     def builder(vocab_size):
-        if vocab_size in ch02.REPEATER_SIZES + ch02.POWERS_2_1:
+        if vocab_size in ch02.REPEATER_SIZES + ch02.POWERS_2_1 + ch02.PRIME_PAIRS_2_1:
             return build(vocab_size)
         return repeater_2d(vocab_size)
     return builder
@@ -389,22 +389,55 @@ def strided(stride):
     return lambda V: circle(2 * np.pi * (stride * np.arange(V) % V) / V)
 
 
-@pytest.mark.parametrize('puzzle, make', [
-    ('2.1', lambda: up_to_1024),
-    ('2.2', lambda: (lambda v: up_to_1024(v, sparse=True), answer('2.2')[1])),
-    ('2.1', lambda: lambda v: up_to_1024(v, top=2048)),        # round 17: 2,048 was the top
+@pytest.mark.parametrize('puzzle, make, words', [
+    ('2.1', lambda: up_to_1024, 'vocab_size=1147, prompt'),     # 31 x 37, now named
+    ('2.2', lambda: (lambda v: up_to_1024(v, sparse=True), answer('2.2')[1]),
+     'a size drawn afresh for this check'),
+    ('2.1', lambda: lambda v: up_to_1024(v, top=2048),          # round 17: 2,048 was the top
+     'vocab_size=2491, prompt'),
 ])
-def test_1_a_builder_right_only_up_to_1024_tokens_fails(puzzle, make):
-    fails(puzzle, make(), 'a size drawn afresh for this check')
+def test_1_a_builder_right_only_up_to_1024_tokens_fails(puzzle, make, words):
+    fails(puzzle, make(), words)
 
 
-@pytest.mark.parametrize('stride, size', [(1, None), (7, 1001), (11, 11), (13, 1001)])
+@pytest.mark.parametrize('stride, size', [(1, None), (7, 1001), (11, 11), (13, 1001),
+                                          (17, 323), (31, 1147), (53, 2491), (61, 3599)])
 def test_1_a_strided_circle_fails_where_its_stride_divides_the_size(stride, size):
-    """Round 18: a stride of 13 passed, no size then being a multiple of 13."""
+    """Round 18: a stride of 13 passed, no size then being a multiple of 13; later strides of
+    17 and 31 passed most checks (only a drawn size could share their factor): every prime
+    to 61 now divides a named size."""
     if size is None:
         passes('2.1', strided(stride))
     else:
         fails('2.1', strided(stride), f'vocab_size={size}, prompt')
+
+
+def prime_at_least(low, V):
+    """The prime from ``low`` up that divides V (one at most when low * low > V), else 1."""
+    return next((p for p in range(low, V + 1) if V % p == 0
+                 and all(p % q for q in range(2, int(p ** 0.5) + 1))), 1)
+
+
+def wrong_past_61_where_unnamed(V):
+    """A circle whose stride is V's prime factor from 67 up (its tokens share V / p points)
+    at a size the notebook does not name, the right circle elsewhere."""
+    named = ch02.REPEATER_SIZES + ch02.POWERS_2_1 + ch02.PRIME_PAIRS_2_1
+    return strided(1 if V in named else prime_at_least(67, V))(V)
+
+
+def test_1_a_circle_wrong_only_where_a_prime_above_61_divides_the_size_fails():
+    """One size of each check is a multiple of a prime from 67 up, drawn afresh."""
+    fails('2.1', wrong_past_61_where_unnamed, 'a size drawn afresh for this check', 'prompt [')
+
+
+def test_the_named_and_drawn_sizes_meet_every_prime_to_the_top():
+    primes = [p for p in range(2, ch02.LARGE_SIZES[-1] + 1)
+              if all(p % q for q in range(2, int(p ** 0.5) + 1))]
+    named = ch02.REPEATER_SIZES + ch02.POWERS_2_1 + ch02.PRIME_PAIRS_2_1
+    assert all(any(V % p == 0 for V in named) for p in primes if p <= 61)
+    sizes = [ch02._prime_multiple(np.random.default_rng(seed)) for seed in range(6000)]
+    assert max(sizes) <= ch02.LARGE_SIZES[-1]
+    assert {prime_at_least(67, V) for V in sizes} == {p for p in primes if p >= 67}
 
 
 def test_1_a_circle_wrong_at_powers_of_two_or_just_below_1024_fails():

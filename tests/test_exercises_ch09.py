@@ -12,18 +12,18 @@ the exercise notebook prints show an expected value.
 | 9.4 | `multiplication_sequence` on 42 products (6 of them with factors of up to 12 digits: round 15, none over 6 was tried; two past 2^63: round 21, sums kept in int64 passed half the checks) | level 3 without the shift |
 | 9.5 | `keys(operands, index)` at every response position of 33 problems | the same level-2 ID instead of one smaller |
 | 9.6 | `cube(D, k)`: every code for D <= 6; for every width from 7 to 32 (round 23: 4 drawn widths let k - 1 held in an int32, wrong at D = 32, pass 3 checks in 4) the ends, every one-bit and one-zero code, one code with each other count of bits set and 8 random ones (round 15: 3 codes per width let a code reversed only for k - 1 a power of two pass; round 17: one wrong only with two bits set passed past D = 16) | the binary of k; NaN |
-| 9.7 | `head1(P1, P2, lam)`, run by the book's attention (1/sqrt(k)), PRE_SUM within 0.01 of the chapter's head on 30 problems, 5 sizes, one with P1 = 6 and lam in [4, 15] (round 21: a head comparing 5 bits of the level-1 codes passed, P1 being 5 at most), lam in [2.5, 30] | NEXT on the key side; one size for all; a fixed scale; no sqrt(k) fold (the old statement); wrong shapes |
+| 9.7 | `head1(P1, P2, lam)`, run by the book's attention (1/sqrt(k)), PRE_SUM within 0.01 of the chapter's head on 38 problems, 9 sizes, one with P1 = 6 and lam in [4, 15] (round 21: a head comparing 5 bits of the level-1 codes passed, P1 being 5 at most), then P1 = 7, 8 and P2 = 7, 8 (round 24: a head comparing the low 6 bits of every code passed), lam in [2.5, 30] | NEXT on the key side; one size for all; a fixed scale; no sqrt(k) fold (the old statement); wrong shapes |
 | 9.8 | `carry_out` on all 38 (pair sum, written digit) pairs | carry = pair sum >= 10; values that never convert or compare |
 | 9.9 | weights of <= 2 ReLUs: the right token kind at every response position of 35 problems | a function; the package's 3 units; EOS from PRE_EOS alone; wrong at an 8-digit size |
 | 9.10 | weights of <= 80 ReLUs, exactly one-hot with PRE_SUM anywhere up to 0.15 off, all 722 intervals checked whole (both ends and every kink: the output is piecewise linear) | a function; 81 units; NUM dropped; narrow plateaus; NaN; the package's units (offset 0.21); round 12: robust trapezoids in 76 units and a 2e-4-wide notch in a plateau (3 spare units), which passed about 95 % of the sampled checks |
 | 9.11 | `build(n, m)`: 1 layer, 4 heads, 83 ReLUs, d = 19 + 2 P1 + 2 P2, exact without norms on the problems of (8, 8), (3, 12), (1, 1), one fresh size up to (7, 12) and one up to (30, 30) (round 17: none between) | a Python adder object; the package's builder; extra layer, head, width, ReLU; one size for all; lam = 0.5; the PreLN port |
-| 9.12 | `size(n, m)` on 337 sizes (the book's five, boundaries of m + 1 and ell + 2 at every 2^k up to 2^40: round 21, widths from math.log(x, 2), above 29 at 2^29, passed, m next to every 10^k up to 10^6: round 20, ell from math.log(m, 10) passed, 10^3 and 10^6 being drawn in 3 checks of 5, up to 10^6) | the paper's P1 (hint); P2 = ceil(log2 m); a lookup of known sizes |
+| 9.12 | `size(n, m)` on 355 sizes (the book's five, boundaries of m + 1 and ell + 2 at every 2^k up to 2^40: round 21, widths from math.log(x, 2), above 29 at 2^29, passed, m next to every 10^k up to 10^12: round 20, ell from math.log(m, 10) passed, 10^3 and 10^6 being drawn in 3 checks of 5; round 24, the same nudged by 1e-9 passed, wrong at 10^9 - 1) | the paper's P1 (hint); P2 = ceil(log2 m); a lookup of known sizes |
 | 9.13 | operands (<= 20 x 20 digits) where the paper's condition holds and the literal width fails | ell a power of two; operands that work; too many |
 | 9.14 | (operands, lam) exact at lam, not at lam - 0.25, on the 0.25 grid | not the smallest; not exact; off the grid; a bool |
 | 9.15 | `shape(b)`: exactly one-hot blocks in bases 2-16, 20, 36, 60 and two drawn below 50, and on sampled sums in base 100 and one from 101 to 1,000 (round 21: a margin of 1.2 / b, right to 60, passed) | offset off; overlapping ramps; a lookup of 5 bases; a fix for bases 2 and 3 only |
 | 9.16 | a 1-layer PreLN program: exact parities and EOS on 108 strings, one of every length 1-100 (round 21: a program wrong at 57 bits alone passed 8 checks in 10) | no EOS; a short table; a second layer; the adder |
 | 9.17 | `needed(operands, j)` on every digit of 35 problems | one key only |
-| 9.18 | `counts(n, m)` on 175 sizes up to 10^9 (a P1 boundary at m = every 10^j up to 10^6: round 20, math.log(m, 10) passed; P1 and P2 boundaries at every 2^k up to 2^40: round 21, math.log(x, 2) passed), builders switched off | the readout counted as tied; a lookup; the package's builder |
+| 9.18 | `counts(n, m)` on 211 sizes up to 10^9 (a P1 boundary at m = 10^j - 1 and 10^j up to 10^12: round 20, math.log(m, 10) passed, round 24, the same nudged by 1e-9; P1 and P2 boundaries at every 2^k up to 2^40: round 21, math.log(x, 2) passed), builders switched off | the readout counted as tied; a lookup; the package's builder |
 | 9.19 | `port(n, m)`: 1 layer, 4 heads, exact through the layer norms for (4, 4), a fresh size up to (3, 3) (round 17: none below (4, 4) was built) and one up to (30, 30) | the norm-free weights; one table; a broken readout; extra layer or head; the package's port |
 
 Red team (attacks written from the checker source alone; each row says why it fails now, or
@@ -273,6 +273,25 @@ def test_9_7_rejects_wrong_heads_sizes_and_scales():
         return Wq, Wk
     fails('9.7', five_bits, 'P1 = 6', 'more than 0.01 off the chapter')
 
+    def capped(bits):
+        """Round 24: a head comparing the low ``bits`` of every code, its BOS sink scaled to
+        the coordinates compared (right wherever no code is wider)."""
+        def head(P1, P2, lam):
+            blocks = ((19 + P1, 19, P1), (19 + 2 * P1, 19 + 2 * P1 + P2, P2))
+            d, k = 19 + 2 * P1 + 2 * P2, P1 + P2 + 1
+            Wq, Wk = np.zeros((d, k)), np.zeros((d, k))
+            D = 0
+            for query, key, width in blocks:
+                for i in range(max(0, width - bits), width):
+                    Wq[query + i, D], Wk[key + i, D] = (lam * k) ** 0.5, lam ** 0.5
+                    D += 1
+            Wq[2, k - 1], Wk[1, k - 1] = (lam * D * k) ** 0.5, (lam * D) ** 0.5
+            return Wq, Wk
+        return head
+    for bits in (6, 7):
+        fails('9.7', capped(bits), 'more than 0.01 off the chapter')
+    passes('9.7', capped(8 + 1))
+
 
 def test_9_8_rejects_a_naive_carry_and_never_shows_the_carry():
     result = fails('9.8', lambda s, o: int(s >= 10), 'written digit', 'which is not right')
@@ -396,6 +415,8 @@ def test_9_12_explains_the_papers_width_and_shows_only_the_books_sizes():
     hidden('9.12', float_log2, want)
     # red team, round 20: ell from math.log(m, 10), which is 2.9999999999999996 at m = 1000
     hidden('9.12', lambda n, m: (n + 1 + int(math.log(m, 10)),) + size(n, m)[1:], want)
+    # round 24: the same, nudged by 1e-9, wrong from m = 10^9 - 1
+    hidden('9.12', lambda n, m: (n + 1 + int(math.log(m, 10) + 1e-9),) + size(n, m)[1:], want)
     known = {nm: size(*nm) for nm in ((2, 3), (10, 10), (13, 13), (30, 30), (100, 100), (1, 1))}
     hidden('9.12', lambda n, m: known.get((n, m), (0, 0, 0, 0)), want)
 
@@ -513,6 +534,9 @@ def test_9_18_refuses_the_package_and_tables_made_beforehand():
     # red team, round 20: P1 from an ell one short where math.log(m, 10) falls short of j
     short = lambda n, m: counts(n - (n > 1 and int(math.log(m, 10)) < len(str(m)) - 1), m)  # noqa
     hidden('9.18', short, C.adder_census)
+    # round 24: math.log(m, 10) + 1e-9, an ell one too long from m = 10^9 - 1
+    long = lambda n, m: counts(n + (int(math.log(m, 10) + 1e-9) > len(str(m)) - 1), m)  # noqa
+    hidden('9.18', long, C.adder_census)
     table = {(n, m): C.adder_census(n, m) for n in range(1, 40) for m in range(1, 40)}
     hidden('9.18', lambda n, m: table.get((n, m), (0, 0)), C.adder_census)
 

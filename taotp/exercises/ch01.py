@@ -14,9 +14,10 @@ from ..model import causal_mask, layer_norm, mlp, self_attn, softmax
 from ..params import params_difference
 from . import toolkit as tk
 # the programs the checkers run; the notebooks name them as taotp.exercises.ch01.<name>
-from .ch01_programs import (COLD_VOCABS, FRESH_VOCABS, SCOPE, SHAPES, HARD_SCOPE,  # noqa: F401
-                            case_programs, fresh_sampling_program, long_program,
-                            random_program, sampling_program, token_copier)
+from .ch01_programs import (COLD_VOCABS, DEEP, FRESH_VOCABS, SCOPE, SHAPES,  # noqa: F401
+                            HARD_SCOPE, case_programs, deep_temperatures,
+                            fresh_sampling_program, long_program, random_program,
+                            sampling_program, token_copier)
 from .draws import ALPHA, BINS, freedman_margin, hoeffding_margin, martingales, tests_for
 from .registry import Puzzle, checker
 from .result import Finding, Passed
@@ -252,6 +253,10 @@ REFUSE_1_6 = {**EXTRAS_OFF,
               'taotp.decoding._next_token': 'the package\'s sampler is switched off here'}
 
 
+def _e(t):
+    return f'{t:.0e}'.replace('e-0', 'e-')       # 1e-300, 1e-3
+
+
 def _sampled(sample_decode, prompt, params, steps, temperature, seed, on=None):
     out = tk.tokens(tk.call(sample_decode, np.array(prompt), params, steps, temperature,
                             np.random.default_rng(seed), what='your sampler', on=on),
@@ -291,33 +296,42 @@ def check_1_6(sample_decode):
     band = float(f'{10 ** rng.uniform(*np.log10(SAMPLING["band"])):.2g}')
     offset = float(f'{10 ** rng.uniform(3.5, 5):.3g}')      # every logit shifted by it
     fresh = ((None, FRESH_VOCABS, n), (band, COLD_VOCABS, n),
-             (cold, COLD_VOCABS, SAMPLING['cold_runs']))
+             (cold, COLD_VOCABS, SAMPLING['cold_runs']), (1.0, COLD_VOCABS, 0))
     cases = [('taotp.exercises.ch01.sampling_program()', params, prompt, steps, t, n)
              for t in temps] + [
         (f'taotp.exercises.ch01.fresh_sampling_program({program_seed + k}' +
-         (f', T={T:g}, vocab={vocab})' if T else f', offset={offset:g})'),
+         (f', offset={offset:g})' if T is None else f', T={T:g}, vocab={vocab})' if runs
+          else f', T, vocab={vocab})'),
          *fresh_sampling_program(program_seed + k, T, vocab, 0.0 if T else offset), runs)
         for k, (T, vocab, runs) in enumerate(fresh)]
-    # (scaled ones at a T from 1e-3 to 0.2, where one right only below 1e-3 is wrong, and at
-    # the greedy check's T, where a sampler greedy below any T above it is wrong: round 18);
-    # 3) the law of every step; 4) calibration and the score of T (``draws``)
+    # (scaled ones at a T from 1e-3 to 0.2, where one right only below 1e-3 is wrong, at the
+    # greedy check's T, where a sampler greedy below any T above it is wrong: round 18, and
+    # the deep case, marked by 0 runs: its law is the one at T = 1, each run gets its own T
+    # from ``deep_temperatures`` and out_emb times that T, down to the statement's smallest
+    # T); 3) the law of every step; 4) calibration and the score of T (``draws``)
+    deep = deep_temperatures(rng, SAMPLING['cold_runs'])
     tests = tests_for(len(cases), 12, COLD_VOCABS[1])          # the most a fresh one has
     sums = []
     for name, params, prompt, steps, temperature, n in cases:
+        given = [(params, temperature)] * n if n else \
+            [({**params, 'out_emb': params['out_emb'] * t}, t) for t in deep]
+        at = f'temperature {temperature}' if n else \
+            f'a T per run from {_e(DEEP[0])} to {_e(DEEP[-1])}'
+        n = len(given)
         vocab, pooled = len(params['tok_emb']), hoeffding_margin(n * steps, tests)
         per_step = hoeffding_margin(n, tests)
         runs = tk.tokens_many(tk.call_many(
-            sample_decode, [(np.array(prompt), params, steps, temperature,
-                             np.random.default_rng([seed, k])) for k in range(n)],
-            what='your sampler', on=f'{n} runs at temperature {temperature}'),
+            sample_decode, [(np.array(prompt), p, steps, t, np.random.default_rng([seed, k]))
+                            for k, (p, t) in enumerate(given)],
+            what='your sampler', on=f'{n} runs at {at}'),
             len(prompt) + steps, vocab, 'your sampler output')
         if np.any(runs[:, :len(prompt)] != prompt):
             raise Finding(f'prompt {prompt}, max_steps {steps}: your sampler\'s output does not '
                           f'start with the prompt')
         for k in range(REPLAYED):                                # 2) no hidden random state
-            again = _sampled(sample_decode, prompt, params, steps, temperature, [seed, k])
+            again = _sampled(sample_decode, prompt, given[k][0], steps, given[k][1], [seed, k])
             if again != runs[k].tolist():
-                raise Finding(f'{name}, prompt {prompt} at temperature {temperature}: two runs '
+                raise Finding(f'{name}, prompt {prompt} at {at}: two runs '
                               f'with rng=np.random.default_rng([{seed}, {k}]) gave '
                               f'{runs[k].tolist()} and {again}; draw from the rng you are '
                               f'given, not from np.random or a generator of your own')
@@ -326,7 +340,7 @@ def check_1_6(sample_decode):
         seen = np.eye(vocab)[runs[:, len(prompt):]].mean(0)          # (steps, vocab)
         rows = [(f'at step {s + 1}', seen[s], probs[:, s].mean(0), per_step) for s in range(steps)]
         rows.append(('over all steps', seen.mean(0), probs.mean((0, 1)), pooled))
-        where = f'at temperature {temperature}, {n} runs of {steps} steps from {prompt}'
+        where = f'at {at}, {n} runs of {steps} steps from {prompt}'
         for label, freq, law, margin in rows:
             gap = freq - law
             v = int(np.argmax(np.abs(gap)))
@@ -363,14 +377,17 @@ def check_1_6(sample_decode):
                       f'the time, where the law gives them {mass[b] / count[b]:.3f} on average '
                       f'({int(count[b]):,} chances; a right sampler stays within '
                       f'{margin[b] / count[b]:.3f}): draw every step from the whole law')
-    runs = SAMPLING['runs']
+    runs, cold_runs = SAMPLING['runs'], SAMPLING['cold_runs']
     return Passed(f'greedy at a fresh T from 1e-5 to 1e-3 on {len(SHAPES)} fresh programs, '
                   f'and at fresh Ts from 0.2 to 0.6 and 0.6 to 2 on the notebook\'s program and '
-                  f'on three drawn afresh, their vocabulary, prompt and length new too: one at '
-                  f'T from 2 to 3 with 10^3.5 to 10^5 added to every logit, and two with 24 to '
-                  f'64 tokens and their logits scaled down to '
-                  f'be as spread as there, at a T from 1e-3 to 0.2 and at the greedy check\'s '
-                  f'({SAMPLING["cold_runs"]} runs); runs are reproducible with their seeded rng, '
+                  f'on four drawn afresh, their vocabulary, prompt and length new too: one at '
+                  f'T from 2 to 3 with 10^3.5 to 10^5 added to every logit, and three with 24 to '
+                  f'64 tokens and their logits scaled down to be as spread as there, at a T from '
+                  f'1e-3 to 0.2, at the greedy check\'s ({cold_runs} runs), and at a T of its own '
+                  f'for each of {cold_runs} runs: half from {_e(DEEP[0])}, the smallest T allowed, '
+                  f'to {_e(DEEP[1])}, the others one in each of {cold_runs - cold_runs // 2} equal '
+                  f'slices of the decades from there to {_e(DEEP[2])}; runs are reproducible with '
+                  f'their seeded rng, '
                   f'and every step of {runs} runs follows softmax(logits / T) of its own prefix '
                   f'(token frequencies per step within {hoeffding_margin(runs, tests):.3f}, over '
                   f'all steps within {hoeffding_margin(runs * SAMPLING["steps"], tests):.3f} on '

@@ -107,6 +107,20 @@ def token_copier(vocab, block, position=0):
 
 FRESH_VOCABS = (3, 9)      # a fresh program's vocabulary: from 3 to 9, never the shown 4 ...
 COLD_VOCABS = (24, 64)     # ... or from 24 to 64
+DEEP = (1e-300, 2e-300, 1e-3)   # 1.6's smallest T, the top of its bottom band, the largest
+
+
+def deep_temperatures(rng, n):
+    """``n`` temperatures, one per run of 1.6's deep case: the first half drawn log-uniformly
+    over the bottom band of ``DEEP`` (1e-300, the smallest T the statement allows, to twice
+    that: a sampler that goes greedy below any T above the band is wrong on all of them),
+    the others one in each of as many equal slices of the decades from the band's top to
+    1e-3 (every stretch of 6 decades is met).  A sampler greedy below T = 1e-4 passed 3
+    checks in 8 while the coldest T was drawn from 1e-5 to 1e-3."""
+    low, band, top = np.log10(DEEP)
+    edges = np.linspace(band, top, n - n // 2 + 1)
+    return 10 ** np.concatenate([rng.uniform(low, band, n // 2),
+                                 rng.uniform(edges[:-1], edges[1:])])
 
 
 def sampling_program():

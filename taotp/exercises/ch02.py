@@ -32,6 +32,11 @@ HIDDEN_SIZES = 2          # ... and this many more drawn afresh from 5..1024 on 
 LARGE_SIZES = (1024, 2048, 4096)  # and one from each band here, past each power of two (round
 #   10: a program right up to 1,024 passed; round 17: one right up to 2,048, then the top; a
 #   run of the suite: 1,001 to 2,048 let one right up to 1,024 pass 2 checks in 100)
+# 2.1 also: a circle that puts token t at 2 pi (m t mod V) / V is right just when m and V are
+# coprime; each prime from 17 to 61 divides one of these sizes (17 x 19, ..., 59 x 61), and a
+# size drawn on each check is a multiple of a prime from 67 up (a stride of 17 or 31 passed
+# most checks while only the sizes drawn afresh could share a factor with it)
+PRIME_PAIRS_2_1 = (323, 667, 1147, 1763, 2491, 3599)
 SIZES_SEEN = (f'vocab sizes {", ".join(map(str, REPEATER_SIZES))}, {HIDDEN_SIZES} more drawn '
               f'afresh from 5 to 1,024 and one from {LARGE_SIZES[0] + 1:,} to {LARGE_SIZES[1]:,}')
 
@@ -120,6 +125,19 @@ def _sizes(rng, bands=1, powers=()):
         [(v, f'vocab_size={v} (a size drawn afresh for this check)') for v in hidden]
 
 
+def _prime_multiple(rng, low=67, top=None):
+    """A size up to ``top`` (the largest band's) that a prime from ``low`` up divides: the
+    prime drawn uniformly, then its multiple."""
+    top = top or LARGE_SIZES[-1]
+    sieve = np.ones(top + 1, dtype=bool)
+    sieve[:2] = False
+    for k in range(2, int(top ** 0.5) + 1):
+        if sieve[k]:
+            sieve[k * k::k] = False
+    prime = int(rng.choice(np.flatnonzero(sieve[low:]) + low))
+    return prime * int(rng.integers(1, top // prime + 1))
+
+
 def _repeater(build, vocab, name, what, **limits):
     """The builder's program for ``vocab``: validated, 0 layers, within ``limits``."""
     params = _one_pos_table(toolkit.built(build, vocab, what=what, on=name, layers=0, **limits),
@@ -165,7 +183,9 @@ def _zero_pos(params, where=''):
 def check_2_1(build):
     """``build(vocab_size) -> params``: 0 layers, at most 3 * vocab_size parameters, repeats."""
     rng = toolkit.fresh_rng()
-    for vocab, name in _sizes(rng, bands=2, powers=POWERS_2_1):
+    multiple = _prime_multiple(rng)
+    for vocab, name in _sizes(rng, bands=2, powers=POWERS_2_1 + PRIME_PAIRS_2_1) + [
+            (multiple, f'vocab_size={multiple} (a size drawn afresh for this check)')]:
         params = _repeater(build, vocab, name, 'your builder')
         _zero_pos(params, f'{name}: ')
         counts = count_params(params)
@@ -174,12 +194,15 @@ def check_2_1(build):
             raise Finding(f'{name}: {used} parameters besides the zero pos_emb; the budget is '
                           f'3 * vocab_size = {3 * vocab}')
         _repeats_last(params, vocab, name, rng)
-    return Passed(f'{SIZES_SEEN}, also 512, 1,024 and one from {LARGE_SIZES[1] + 1:,} to '
-                  f'{LARGE_SIZES[2]:,}: 0 '
+    pairs = ', '.join(f'{v:,}' for v in PRIME_PAIRS_2_1[:-1])
+    return Passed(f'{SIZES_SEEN}, also 512, 1,024, {pairs} and {PRIME_PAIRS_2_1[-1]:,} (each '
+                  f'prime from 17 to 61 divides one of them), one drawn afresh from '
+                  f'{LARGE_SIZES[1] + 1:,} to {LARGE_SIZES[2]:,} and a multiple of a prime '
+                  f'from 67 to {LARGE_SIZES[2]:,} drawn afresh: 0 '
                   f'layers, zero pos_emb, <= 3 * vocab_size other parameters '
                   f'(counted on the arrays as given, lists included); every token is repeated '
-                  f'(one prompt per token decides it, since nothing else reaches the output; at '
-                  f'the largest size 256 tokens drawn afresh and the ends), also over 2 * '
+                  f'(one prompt per token decides it, since nothing else reaches the output; past '
+                  f'{LARGE_SIZES[1]:,}, 256 tokens drawn afresh and the ends), also over 2 * '
                   f'block_size decoding steps (at most 32)')
 
 

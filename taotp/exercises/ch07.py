@@ -29,6 +29,8 @@ _FIXED_SHIFTS = ([(delta, d, 200) for d in (4, 16, 64, 128)
                     (64, 128, 1000), (-500, 128, 1000), (7, 50, 1000)])
 DRAWN_7_3 = 10
 LONG_7_3 = 4        # drawn tables longer than any fixed one (round 12: a T fitted on 1000 rows)
+FAR_7_3 = 100_000   # then rows of tables up to this long (a T fitted on 4000 rows passed)
+FAR_ROWS_7_3 = 1000
 
 
 def shift_cases(seed):
@@ -48,6 +50,38 @@ def shift_cases(seed):
     return cases
 
 
+def far_rows(seed, number, q, delta):
+    """The rows j that case ``number`` of the check of ``seed`` also tries beyond its own table
+    of ``q`` rows: 1000 drawn from [q, 100000 - max(delta, 0)), so that rows j and j + delta
+    both lie in a table of at most 100,000 positions."""
+    rng = np.random.default_rng([seed, number])
+    return np.sort(rng.integers(q, FAR_7_3 - max(delta, 0), size=FAR_ROWS_7_3))
+
+
+def og_rows(rows, d):
+    """Rows ``rows`` of ``og_embedding(q, d)`` (any q past them) by the same formula, without
+    building the table: the phase of row j in column pair k is j / 10000 ** (2k / d)."""
+    phase = np.asarray(rows, dtype=np.float64)[:, None] / 10_000.0 ** (np.arange(0, d, 2) / d)
+    out = np.empty((len(phase), d))
+    out[:, 0::2], out[:, 1::2] = np.sin(phase), np.cos(phase)
+    return out
+
+
+def _far_finding(on, T, delta, d, rows):
+    """The Finding for the worst of ``rows`` (beyond the case's table) that T does not shift to
+    1e-9, or None."""
+    off = np.abs(og_rows(rows, d) @ T - og_rows(rows + delta, d)).max(axis=1)
+    if off.max() < 1e-9:
+        return None
+    worst = int(np.argmax(off))
+    j = int(rows[worst])
+    return Finding(f'{on}: og_embedding({max(j, j + delta) + 1}, {d})[{j}] @ T should be row '
+                   f'{j + delta}, but is off by {off[worst]:.2e}; T is right on the case\'s '
+                   f'own table but not on a longer one (tables of up to {FAR_7_3:,} positions '
+                   f'are tried): a T fitted to the rows of one table is not the shift for every '
+                   f'length; build it from the formula', (delta, d))
+
+
 @checker('7.3')
 def check_7_3(shift_matrix):
     """``shift_matrix(delta, d)`` -> (d, d) T: ``og_embedding(q, d)[j] @ T == row j + delta``."""
@@ -62,7 +96,10 @@ def check_7_3(shift_matrix):
         rows = np.arange(max(0, -delta), min(q, q - delta))
         off = np.abs(E[rows] @ T - E[rows + delta]).max(axis=1)
         if off.max() < 1e-9:
-            continue
+            far = _far_finding(on, T, delta, d, far_rows(seed, number, q, delta))
+            if far is None:
+                continue
+            raise far
         j, hint = int(rows[np.argmax(off)]), ''
         back = rows[(rows - delta >= 0) & (rows - delta < q)]
         if delta and len(back) and np.abs(E[back] @ T - E[back - delta]).max() < 1e-9:
@@ -77,7 +114,8 @@ def check_7_3(shift_matrix):
                   f'and others, delta from {min(deltas)} to {max(deltas)}, zero included, tables '
                   f'of up to 1000 positions) and {DRAWN_7_3 + LONG_7_3} drawn for this check (d '
                   f'up to 512, {LONG_7_3} on tables of 1001 to 4000 positions, shifts of 1000 '
-                  f'and more included); taotp.encodings.shift_by_delta was switched off')
+                  f'and more included), each also on {FAR_ROWS_7_3} rows of tables of up to '
+                  f'{FAR_7_3:,} positions; taotp.encodings.shift_by_delta was switched off')
 
 
 # ---------------------------------------------------------------- 7.7

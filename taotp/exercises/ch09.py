@@ -22,15 +22,28 @@ from .toolkit import Finding, Passed
 
 # ----------------------------------------------------------------------------- 9.7 - 9.10 pieces
 
+def _wide_size(rng, level, width):
+    """(n, m) whose level-1 (``level`` 1) or level-2 code width is ``width``, just past the
+    width below (a short sequence), the other small."""
+    while True:
+        top = int(rng.integers(2 ** (width - 1) - 4, 2 ** (width - 1) + 24))
+        n, m = (top, 2) if level == 1 else (1, top)
+        if top > 0 and C.sizes(n, m)[f'P{level}'] == width:
+            return n, m
+
+
 @checker('9.7')
 def check_9_7(head1):
     """``head1(P1, P2, lam) -> (Wq, Wk)`` of shapes (d, k): the digit-sum head's scores."""
     rng = T.fresh_rng()
-    # the chapter's example, then fresh sizes; the last with P1 = 6 and lam from 4 to 15
-    # (round 21: head 1 comparing 5 bits of the level-1 codes passed, P1 being 5 at most)
-    for i, (low, high) in enumerate(((20, 20), (15, 30), (2.5, 4), (2.5, 4), (4, 15))):
-        n_max, m_max = ((2, 3) if i == 0 else (int(rng.integers(31, 61)), _fresh(rng, 8))
-                        if i == 4 else (_fresh(rng, 20), _fresh(rng, 40)))
+    # the chapter's example, then fresh sizes; then P1 = 6, 7, 8 and P2 = 7, 8 with lam from
+    # 4 to 15 (rounds 21 and 24: heads comparing 5, then 6 bits of the codes passed while the
+    # codes were no wider), their problems all nines and one drawn, with every operand
+    sizes = [((2, 3), (20, 20))] + [((_fresh(rng, 20), _fresh(rng, 40)), band)
+                                     for band in ((15, 30), (2.5, 4), (2.5, 4))]
+    sizes += [((int(rng.integers(31, 61)), _fresh(rng, 8)), (4, 15))]
+    wide = [_wide_size(rng, level, width) for level, width in ((1, 7), (1, 8), (2, 7), (2, 8))]
+    for i, ((n_max, m_max), (low, high)) in enumerate(sizes + [(nm, (4, 15)) for nm in wide]):
         lam = rng.uniform(low, high)
         adder = C.build_multi_operand_adder(n_max, m_max, lam=lam)
         P1, P2, d = adder.P1, adder.P2, adder.layout.d_model
@@ -42,9 +55,11 @@ def check_9_7(head1):
             raise Finding(f'{where}: Wq and Wk must both have shape ({d}, k); got {Wq.shape} '
                           f'and {Wk.shape}')
         V = 3.0 * np.eye(d)[None, :, [adder.layout['NUM'].start]]     # head 1's value: 3 NUM
-        for ops in [[10 ** n_max - 1] * m_max, [0] * m_max, [int(rng.integers(0, 10))]] + [
-                C.random_operands(_fresh(rng, m_max), _fresh(rng, n_max), rng=rng)
-                for _ in range(3)]:
+        problems = [[10 ** n_max - 1] * m_max] + ([
+            [0] * m_max, [int(rng.integers(0, 10))]] + [
+            C.random_operands(_fresh(rng, m_max), _fresh(rng, n_max), rng=rng)
+            for _ in range(3)] if i < len(sizes) else [C.random_operands(m_max, n_max, rng=rng)])
+        for ops in problems:
             seq = adder.tokens(ops)[:-1]
             seen = adder.trace(seq)               # the chapter's head 1 writes PRE_SUM
             want = seen.resid_mid[0][:, adder.layout['PRE_SUM'].start]
@@ -55,13 +70,15 @@ def check_9_7(head1):
             for q in range(seq.index(C.TOKEN_ID['=']), len(seq)):
                 if not abs(got[q, 0] - want[q]) <= 0.01:
                     keys = np.flatnonzero(weights[0, q] > 0.05).tolist()
-                    raise Finding(f'{where}, operands {ops}, query position {q}: PRE_SUM = '
+                    raise Finding(f'{where}, operands {T.short(ops, 160)}, query position {q}: '
+                                  f'PRE_SUM = '
                                   f'{got[q, 0]:.3f}, attending to {keys}, is more than 0.01 off '
                                   f'the chapter\'s head 1 (BOS and the digits with level-1 ID one '
                                   f'larger, level-2 ID one smaller)', (ops, q))
     return Passed('PRE_SUM within 0.01 of the chapter\'s head (run by the book\'s attention) at '
-                  'every response position of 30 problems, 5 sizes (one with P1 = 6), lam in '
-                  '[15, 30], [4, 15] and [2.5, 4], where the weights are still soft')
+                  'every response position of 38 problems, 9 sizes (P1 = 6, 7 and 8, P2 = 7 and '
+                  '8 among them), lam in [15, 30], [4, 15] and [2.5, 4], where the weights are '
+                  'still soft')
 
 
 _CARRIES = sorted({(a + b, (a + b + c) % 10) for a in range(10) for b in range(10) for c in (0, 1)})
@@ -235,8 +252,10 @@ def _size_cases(rng):
     for k in range(4, 41):
         m = int(10 ** rng.uniform(0, 4))
         cases += [(2 ** k - 2 - len(str(m)) + e, m) for e in (-1, 0, 1, 2)]
-    for k in range(1, 7):       # m near every 10^k (round 20: math.log(m, 10) falls short at
-        cases += [(_fresh(rng, 10 ** 3), 10 ** k + e) for e in (-1, 0, 1)]   # 10^3 and 10^6)
+    # m next to every 10^k up to 10^12 (round 20: math.log(m, 10) falls short at 10^3 and 10^6;
+    # round 24: math.log(m, 10) + 1e-9 passed, wrong at 10^9 - 1)
+    for k in range(1, 13):
+        cases += [(_fresh(rng, 10 ** 3), 10 ** k + e) for e in (-1, 0, 1)]
     cases += [(int(10 ** rng.uniform(0, 6)), int(10 ** rng.uniform(0, 6))) for _ in range(10)]
     return [(f'n = {n}, m = {m}', (n, m)) for n, m in cases]
 
@@ -250,7 +269,7 @@ check_9_12 = _function_puzzle(
           n, m, literal=True)['P1'] != C.sizes(n, m)['P1'] else 'check each against its rule')],
     lambda n, m: (tuple(C.sizes(n, m)[k] for k in ('ell', 'P1', 'P2', 'd_model')),),
     '(ell, P1, P2, d) right on {} sizes: the book\'s five, boundaries of m + 1 and of ell + 2 at '
-    'every power of two up to 2^40, m next to every power of ten up to 10^6, 10 random sizes up '
+    'every power of two up to 2^40, m next to every power of ten up to 10^12, 10 random sizes up '
     'to a million', visible=5)
 
 
@@ -389,9 +408,10 @@ def _count_cases(rng):
     for k in range(4, 41):      # P1 and P2 boundaries at every 2^k (round 21, see _size_cases)
         m = int(10 ** rng.uniform(0, 4))
         cases += [(2 ** k - e - len(str(m)), m) for e in (2, 1)]
-    for j in range(1, 7):       # ... at m = every 10^j (round 20: see _size_cases)
-        k = int(rng.integers(j + 3, 31))
-        cases += [(2 ** k - e - (j + 1), 10 ** j) for e in (2, 1)]
+    for j in range(1, 13):      # ... at m = 10^j - 1 and 10^j (rounds 20, 24: _size_cases)
+        for m in (10 ** j - 1, 10 ** j):
+            k = int(rng.integers(j + 3, 41))
+            cases += [(2 ** k - e - len(str(m)), m) for e in (2, 1)]
     for k in range(1, 41):
         cases += [(int(10 ** rng.uniform(0, 6)), m) for m in (2 ** k - 1, 2 ** k)]
     cases += [(int(10 ** rng.uniform(0, 9)), int(10 ** rng.uniform(0, 9))) for _ in range(8)]
@@ -404,7 +424,8 @@ check_9_18 = _function_puzzle(
       'every count follows from the code widths P1, P2 of 9.12')],
     lambda n, m: (C.adder_census(n, m),),
     'total and non-zero counts right on {} sizes (the example, boundaries of both code widths at '
-    'every power of two up to 2^40, random sizes up to a billion), without building the program')
+    'every power of two up to 2^40, a P1 boundary at m next to every power of ten up to 10^12, '
+    'random sizes up to a billion), without building the program')
 
 
 def _own(*names, hint='write this part yourself'):

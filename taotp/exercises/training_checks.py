@@ -101,7 +101,7 @@ def check_5_8(answer):
 VERDICTS = ('og', 'rotation', 'tie')
 TIE = 0.02     # accuracies closer than 2 points are a tie
 TABLE_TOL = 1e-5   # position tables must match their encoding to float32 precision
-NEAR_OG = 0.05     # radians: a rotation angle this close to a sinusoidal one (up to sign) is it
+NEAR_OG = 0.05     # radians: an angle this close to a sinusoidal one (folded as below) is it
 
 
 def _rotation_problem(table):
@@ -119,11 +119,14 @@ def _rotation_problem(table):
 
 def _sinusoidal_pairs(thetas, d):
     """How many of ``thetas`` pair off, one to one, with an angle of ``og_angles(d)`` within
-    NEAR_OG, up to sign and order: on the circle folded at 0 and pi (theta and -theta give the
-    same table up to a sign per column), a greedy walk through both sorted lists."""
+    NEAR_OG, up to sign, a half turn and order. Angles are folded into [0, pi/2] first: -theta
+    gives the same table with one column of the pair negated, and theta + pi the same table
+    with every odd row negated (round 24: og_angles(d) + pi passed the fold at 0 and pi
+    alone), so each angle is taken modulo pi, then theta and pi - theta are one. A greedy
+    walk through both sorted lists."""
     def folded(angles):
-        angles = np.asarray(angles) % (2 * np.pi)
-        return np.sort(np.minimum(angles, 2 * np.pi - angles))
+        angles = np.asarray(angles) % np.pi
+        return np.sort(np.minimum(angles, np.pi - angles))
     mine, og = folded(thetas), folded(encodings.og_angles(d))
     i = j = pairs = 0
     while i < len(mine) and j < len(og):
@@ -167,9 +170,9 @@ def _two_models(answer):
     if 2 * pairs > d // 2:         # round 12: the sinusoidal angles, nudged by 3e-6, passed
         raise Finding(f"your 'rotation' pos_emb uses the sinusoidal encoding's own angles: "
                       f"{pairs} of its {d // 2} angles each lie within {NEAR_OG} rad of a "
-                      f"different angle of og_angles({d}) (up to sign and order); the puzzle "
-                      f"compares the sinusoidal table with a rotation table of random angles, at "
-                      f"most half of them that close (draw others)")
+                      f"different angle of og_angles({d}) (up to sign, a half turn and "
+                      f"order); the puzzle compares the sinusoidal table with a rotation table "
+                      f"of random angles, at most half of them that close (draw others)")
     return models
 
 
