@@ -431,8 +431,8 @@ for words5 in prompts:      # a long answer continues on the next line, under it
 #   8, 13 and 33 for 10, 100 and 1,000 entries (vocab 100 or more for 1,000 entries), with
 #   1,408 / 3,588 / 22,308 parameters at vocab 10, block 5, exactly the book's totals
 #   (non-zeros 286 / 736 / 5,036, the book's 283 / 733 / 5,033).
-# - The construction the chapter promises, a lookup that holds *every* table (the XOR table
-#   included) with fewer parameters than the hashes, is in {doc}`12_records`.
+# - The construction the chapter promises, a lookup that holds *every* table (those of puzzle
+#   3.11 included) with fewer parameters than the hashes, is in {doc}`12_records`.
 #
 # ## Puzzles
 #

@@ -511,16 +511,17 @@ print('token rows with two zeros:', np.flatnonzero(row_zeros == 2).tolist(),
 # ## Lookup Table: hash to one number, then interpolate
 #
 # Chapter 3 promises a construction that works for every table but gives one that works for
-# random tables: its logit of a value is a sum over key positions, so XOR (puzzle 3.11)
-# defeats it at every width, and the table of 1,000 keys over a vocabulary of 10 stalls near
-# 20 % (puzzle 3.9; {doc}`03_lookup_table` measures the ceiling in its *Limits* section and
-# the solutions explain it). The record keeps the book's attention layer, one head per key
-# position, but hashes the key into a single number $s = \sum_h u_h \cdot c(x_{t-h})$ with
-# token codes $c$ on the layer-norm circle. For all but a measure-zero set of directions
-# $u_h$ the keys get distinct numbers; the builder tries 16 seeded sets and keeps the one
-# that spreads the keys widest. Layer norm maps $s$ to an increasing $g(s)$, and the MLP is
-# the piecewise-linear interpolation through the points (g of each key, a large multiple of
-# its value's code): one ReLU per entry, whose output row is the change of slope there.
+# random tables: its logit of a value is a sum over key positions, so some tables (puzzle
+# 3.11) defeat it at every width, and the table of 1,000 keys over a vocabulary of 10 stalls
+# near 20 % (puzzle 3.9; {doc}`03_lookup_table` measures the ceiling in its *Limits* section
+# and the solutions explain it). The record keeps the book's attention layer, one head per
+# key position, but hashes the key into a single number $s = \sum_h u_h \cdot c(x_{t-h})$
+# with token codes $c$ on the layer-norm circle. For all but a measure-zero set of
+# directions $u_h$ the keys get distinct numbers; the builder tries 16 seeded sets and keeps
+# the one that spreads the keys widest. Layer norm maps $s$ to an increasing $g(s)$, and the
+# MLP is the piecewise-linear interpolation through the points (g of each key, a large
+# multiple of its value's code): one ReLU per entry, whose output row is the change of slope
+# there.
 
 # %%
 from taotp.lookup import universal_lookup_size

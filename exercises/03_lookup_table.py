@@ -153,9 +153,11 @@ check('3.6', build_better)
 # whose program solves Lookup Table on that architecture; the checker runs it with
 # `taotp.transformer(tokens, **params, post_ln=True)` on `lookup_case(30, 3, 12, seed=37)`,
 # then on seven tables drawn afresh on every check (keys of every length from 1 to 6,
-# vocabularies 20 to 100, and 40 keys of a length from 1 to 6; `block_size` is the key length plus 6), and
-# wants every key right, behind random prefixes of every length 0 to 6 and behind prefixes
-# made of other keys.
+# vocabularies 20 to 100, and 40 keys of a length from 1 to 6; `block_size` is the key
+# length plus 6), and wants every key right, behind random prefixes of every length 0 to 6
+# and behind prefixes made of other keys. The chapter's builders may be used: the question
+# is what, if anything, has to change under PostLN, and why (Chapter 12's universal builder
+# is switched off).
 
 # %%
 def build_postln(ks, vs, vocab_size, block_size):

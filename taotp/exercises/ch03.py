@@ -338,7 +338,8 @@ PUZZLES = [
     Puzzle('3.7', 'Lookup Table on a PostLN transformer', 'checked', check_3_7,
            refuse=dict.fromkeys([f'taotp.lookup.universal.{name}' for name in (
                'build_universal_lookup_transformer', 'universal_hash_layer', 'interpolating_mlp')],
-                                'adapt the chapter\'s construction to PostLN yourself')),
+                                'the puzzle asks about the chapter\'s construction; the universal '
+                                'builder is Chapter 12\'s record')),
     Puzzle('3.8', 'More text and longer keys for the Romeo and Juliet generator', 'reflect'),
     Puzzle('3.9', 'Why 1,000 entries over 10 tokens stall near 20 %', 'reflect'),
     Puzzle('3.10', 'A tighter bound on the token dimensions needed', 'reflect'),

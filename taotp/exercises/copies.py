@@ -12,13 +12,14 @@ worker's audit hook (``hook``) checks every code object built, unmarshalled, run
 a function after the answer starts.
 
 What this cannot do: the package's source is public, so a reader can retype a
-switched-off function, or transform a copy until a fifth of its instructions differ
+switched-off function, transform a copy until a fifth of its instructions differ
 (round 9 padded every statement with dead stores; code over ``MAX_CODE_BYTES`` is not
-compared either); and an answer that writes memory or makes functions with bytecode of
-its own gets past the hook (see ``hook``).  Such an answer holds working code that does
-what the puzzle asks, typed or transformed by the reader, and the walls (``sandbox``)
-still hold it.  Copies are recognised when they are plain or lightly edited: what a
-reader tempted to paste one would submit.
+compared either), or split it into functions none of which is four fifths of the
+original (round 24 cut 9.11's builder in three); and an answer that writes memory or
+makes functions with bytecode of its own gets past the hook (see ``hook``).  Such an
+answer holds working code that does what the puzzle asks, typed or transformed by the
+reader, and the walls (``sandbox``) still hold it.  Copies are recognised when they are
+plain or lightly edited: what a reader tempted to paste one would submit.
 """
 import dis
 import functools

@@ -1,7 +1,7 @@
 """A Lookup Table that works for every table: one attention layer hashes, the MLP looks up.
 
-Chapter 3's constructions score each value by a sum over key positions, so a
-table like XOR (puzzle 3.11) defeats them at any width.  Here the attention
+Chapter 3's constructions score each value by a sum over key positions, so
+some tables (puzzle 3.11) defeat them at any width.  Here the attention
 layer still adds up the key (``l`` heads, head ``h`` reading ``h`` positions
 back), but into a single number: ``s = sum_h u_h . c(x_{t-h})`` with token
 codes ``c`` on the layer-norm circle and one direction ``u_h`` per head.  For
