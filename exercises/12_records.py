@@ -118,9 +118,10 @@ check('12.3', build_small_sort())
 # prefixes and behind prefixes made of other keys; the checker also builds programs, at
 # block size 16, for XOR and for keys of 12 tokens that differ only in the first (or only
 # in the last) token, and for five random tables (keys of five lengths from 1 to 16
-# tokens, one over 61 to 256 symbols and four over 2 to 60, up to 300 of them, at a block
-# size from the key's length to 32, one of them at 32), and asks their keys the same way. The random tables and the prefixes are drawn afresh on
-# every check; a NOT YET on a random table names the seed and the table's index i, and
+# tokens, 16 always among them; one table over 256 symbols, one over 61 to 255 and three
+# over 2 to 60, up to 300 keys each, at a block size from the key's length to 32, one of
+# them at 32), and asks their keys the same way. The random tables and the prefixes are
+# drawn afresh on every check; a NOT YET on a random table names the seed and the table's index i, and
 # `taotp.exercises.ch12.lookup_tables(seed)[i]` rebuilds it.
 
 # %%

@@ -7,8 +7,8 @@ the exercise notebook prints show an expected value.
 | id | what is checked (solved means) | wrong answers tried (each a test below) |
 |---|---|---|
 | 9.1 | `parity_sequence(bits, s)`: tokens (one character each) and IDs on 40 strings of 1-100 bits, offsets 1-59 | `=` given s + 1; the scratchpad shifted; multi-character tokens |
-| 9.2 | `scratchpad_text(operands)` on 63 lists (every padding boundary, 1-101 operands: all nines of 1, 2, 3 digits and one longer at each count, round 20: one length per count let padding to L + ceil(log10 m) pass) | no b_0; reversed query; operand padding; padding to the sum reached; the proof's padding |
-| 9.3 | `bilevel_ids` on 63 problems, offsets (1, 1) and random; `coupled_ids` and its engine `formats._CoupledIds` switched off | the response coupled with the same number; the engine of `coupled_ids` |
+| 9.2 | `scratchpad_text(operands)` on 70 lists (every padding boundary, 1-101 operands: all nines of 1, 2, 3 digits and one longer at each count, round 20: one length per count let padding to L + ceil(log10 m) pass; 15 and 16 nines, nines of 9 to 25 digits, sums past 2^63, 2^53 + 1, 17 to 20 random digits: round 25, digit counts from math.log10 and sums in int64 or float64 passed) | no b_0; reversed query; operand padding; padding to the sum reached; the proof's padding; running sums in float64 and in int64; digit counts from math.log10 |
+| 9.3 | `bilevel_ids` on 70 problems, offsets (1, 1) and random; `coupled_ids` and its engine `formats._CoupledIds` switched off | the response coupled with the same number; the engine of `coupled_ids` |
 | 9.4 | `multiplication_sequence` on 42 products (6 of them with factors of up to 12 digits: round 15, none over 6 was tried; two past 2^63: round 21, sums kept in int64 passed half the checks) | level 3 without the shift |
 | 9.5 | `keys(operands, index)` at every response position of 33 problems | the same level-2 ID instead of one smaller |
 | 9.6 | `cube(D, k)`: every code for D <= 6; for every width from 7 to 32 (round 23: 4 drawn widths let k - 1 held in an int32, wrong at D = 32, pass 3 checks in 4) the ends, every one-bit and one-zero code, one code with each other count of bits set and 8 random ones (round 15: 3 codes per width let a code reversed only for k - 1 a power of two pass; round 17: one wrong only with two bits set passed past D = 16) | the binary of k; NaN |
@@ -206,6 +206,28 @@ def test_9_2_rejects_the_classic_mistakes():
     fails('9.2', operand_padding, 'operands [57, 48, 96]', 'got 57+48+96=')
     for wrong in (total_padding, proof_padding, ceil_padding):     # ceil: red team, round 20
         hidden('9.2', wrong, C.scratchpad_text)
+
+    def machine_sums(dtype):                # round 25: running sums in int64 or float64
+        def text(ops):
+            ell = len(str((10 ** max(len(str(a)) for a in ops) - 1) * len(ops)))
+            sums = np.cumsum(np.array([0] + ops, dtype=dtype))
+            return '+'.join(str(a).zfill(ell) for a in ops) + '=' + '>'.join(
+                str(int(b)).zfill(ell)[::-1] for b in sums)
+        return text
+    hidden('9.2', machine_sums(float), C.scratchpad_text)
+    wraps = machine_sums(np.int64)          # right wherever int64 holds the operands
+    fails('9.2', lambda ops: wraps(ops) if max(ops) < 2 ** 63 else right(ops),
+          'which is not right')
+
+    def log10_digits(ops):                  # round 25: digit counts from math.log10
+        L = max(int(math.log10(a)) + 1 if a else 1 for a in ops)
+        ell = len(str((10 ** L - 1) * len(ops)))
+        run, sums = 0, []
+        for a in [0] + ops:
+            run += a
+            sums.append(str(run).zfill(ell)[::-1])
+        return '+'.join(str(a).zfill(ell) for a in ops) + '=' + '>'.join(sums)
+    hidden('9.2', log10_digits, C.scratchpad_text)
 
 
 def test_9_3_to_9_6_reject_plausible_mistakes():

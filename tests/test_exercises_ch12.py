@@ -225,6 +225,20 @@ def test_12_4_a_builder_wrong_only_over_60_symbols_fails():
     assert max(lengths) > 8 and all(ch12.lookup_tables(s)[3][3] > 60 for s in range(10))
 
 
+def test_12_4_builders_wrong_only_at_the_tops_fail():
+    """Red team, round 24: the one table over 60 symbols was drawn from 61 to 256, so a builder
+    wrong past 200 symbols passed 9 checks in 12; keys of 16 tokens were met in 3 checks of
+    10.  Every check now has a table over 256 symbols and one with keys of 16 tokens."""
+    right = answer('12.4')
+    for wrong_at in (lambda v, n: v > 200, lambda v, n: n == 16):
+        fails('12.4', lambda ks, vs, v, b, wrong_at=wrong_at: right(
+            ks, (np.asarray(vs) + 1) % v if wrong_at(v, len(ks[0])) else vs, v, b),
+            'ch12.lookup_tables(')
+    for seed in range(20):
+        random = ch12.lookup_tables(seed)[3:]
+        assert random[0][3] == 256 and 16 in {len(t[1][0]) for t in random}
+
+
 def test_12_4_a_builder_that_ignores_its_table_or_block():
     table = taotp.lookup.random_lookup_table(1000, 5, 10, rng=0)
     fails('12.4', lambda ks, vs, v, b: build_universal_lookup_transformer(*table, 10, b),

@@ -393,12 +393,12 @@ def check_9_16(params):
 check_9_17 = _function_puzzle(
     '9.17', 'needed', lambda rng: [
         (f'operands {ops} ({"".join(C.baseline_sequence(ops)[0])}), digit {j}', (ops, j))
-        for ops in _problems(rng, 10, max_m=8, max_n=4, counts=(1, 2, 9, 10, 11))
+        for ops in _problems(rng, 10, max_m=8, max_n=4, counts=(1, 2, 9, 10, 11), few_wide=True)
         for j in range(C.pad_length(ops))],
     [(_SORTED, 'the positions', 'the query digits that share the ID of answer digit j')],
     lambda ops, j: ([i for i, (t, p) in enumerate(zip(*C.baseline_sequence(ops)))   # the
                      if t.isdigit() and p == 2 + j][:-1],),                      # last: digit j
-    'every answer digit of 35 problems reads one digit per operand (fan-in m)', visible=0)
+    'every answer digit of 37 problems reads one digit per operand (fan-in m)', visible=0)
 
 
 def _count_cases(rng):

@@ -63,15 +63,30 @@ def _fresh(rng, top):
     return int(rng.integers(1, top + 1))
 
 
-def _problems(rng, count, max_m=6, max_n=5, counts=(1, 2, 9, 10, 11, 100, 101), nines=8):
+def _digits(rng, n):
+    """A random number of exactly ``n`` digits (past what int64 holds, for n > 18)."""
+    return int(str(_fresh(rng, 9)) + ''.join(map(str, rng.integers(0, 10, size=n - 1))))
+
+
+def _problems(rng, count, max_m=6, max_n=5, counts=(1, 2, 9, 10, 11, 100, 101), nines=8,
+              few_wide=False):
     """The example; ``counts`` operands of 1, 2, 3 and 4 to ``nines`` nines, where the padding
     grows (round 20: padding to L + ceil(log10 m), wrong at [9] * 11, passed when one length
-    per count was drawn); zeros, a lone digit, a power of ten; ``count`` random, half ragged."""
+    per count was drawn); zeros, a lone digit, a power of ten; wide operands: 15 and 16 nines,
+    where log10 rounds up, and (unless ``few_wide``) nines of 9 to 25 digits, sums past
+    2^63, 2^53 + 1 and 17 to 20 random digits (round 25: digit counts from math.log10, and
+    sums kept in int64 or float64, passed while no operand had over 8 digits); ``count``
+    random, half ragged."""
     out = [[57, 48, 96]] + [[10 ** n - 1] * m for m in counts
                             for n in (1, 2, 3, int(rng.integers(4, nines + 1)))]
     out += [[0] * _fresh(rng, 3), [int(rng.integers(0, 10))],
             [10 ** _fresh(rng, 7)] + [0] * int(rng.integers(0, 3)),
             [int(rng.integers(1, 10)), 10 ** _fresh(rng, 8) - 1]]
+    out += [[10 ** 15 - 1], [10 ** 16 - 1] * 2]
+    if not few_wide:
+        out += [[10 ** int(rng.integers(9, 26)) - 1] * 2, [10 ** 19 - 1] * 2, [2 ** 53 + 1],
+                [int(rng.integers(2 ** 62, 2 ** 63 - 1)) for _ in 'ab'],     # int64 wraps
+                [_digits(rng, int(rng.integers(17, 21))) for _ in range(int(rng.integers(2, 5)))]]
     for _ in range(count):
         ops = C.random_operands(_fresh(rng, max_m), _fresh(rng, max_n), rng=rng)
         out.append([int(str(a)[:_fresh(rng, len(str(a)))]) for a in ops]
@@ -105,7 +120,8 @@ check_9_2 = _function_puzzle(
                            'running sums b_0 = 0, ..., b_m units first')],
     lambda ops: (C.scratchpad_text(ops),),
     'the right string on {} operand lists (1 to 101 operands of up to 8 digits: every padding '
-    'boundary, all nines, zeros, ragged lengths)')
+    'boundary, all nines, zeros, ragged lengths; and wide ones of up to 25 digits, sums past '
+    '2^63)')
 
 check_9_3 = _function_puzzle(
     '9.3', 'bilevel_ids', lambda rng: [
@@ -116,8 +132,8 @@ check_9_3 = _function_puzzle(
      (_ints, 'level 2', 'a_i and the "+" after it get s2 + i - 1, b_i and the separator in '
                         'front of it s2 + i')],
     lambda o, a, b: C.addition_sequence(o, offsets=(a, b))[1:],
-    'both levels right on {} problems (1 to 101 operands, every padding boundary) with offsets '
-    '(1, 1) and random ones up to 40')
+    'both levels right on {} problems (1 to 101 operands, every padding boundary, operands of '
+    'up to 25 digits) with offsets (1, 1) and random ones up to 40')
 
 
 def _product_cases(rng):
@@ -148,7 +164,8 @@ check_9_4 = _function_puzzle(
 
 def _key_cases(rng):
     cases = []
-    for ops in _problems(rng, 12, max_m=5, max_n=4, counts=(2, 9, 10, 11), nines=7):
+    for ops in _problems(rng, 12, max_m=5, max_n=4, counts=(2, 9, 10, 11), nines=7,
+                         few_wide=True):
         text = C.scratchpad_text(ops)
         cases += [(f'operands {ops} ({text}), index {i} (token {text[i]!r})', (ops, i))
                   for i in range(text.index('='), len(text)) if C.keys_for(text, i)]

@@ -217,10 +217,12 @@ def lookup_tables(seed):
     """(name, ks, vs, vocab, block) of the tables one 12.4 check builds beside the 1,000-entry
     one: XOR, 50 keys of 12 tokens that differ only in the first (or only in the last)
     token, at block size 16, and five random tables drawn from ``seed``: keys of five
-    different lengths from 1 to 16 tokens, the first over a vocabulary of 61 to 256, the
-    others of 2 to 60, up to 300 keys (40 in the last two), at a block size from the key's
-    length to 32, one of them at 32 (round 20: a builder that ignored the block size, or one
-    right at the four lengths once tried, passed when three tables missed them)."""
+    different lengths from 1 to 16 tokens, 16 always among them, the first over a vocabulary
+    of 256, the second of 61 to 255, the others of 2 to 60, up to 300 keys (40 in the last
+    two), at a block size from the key's length to 32, one of them at 32 (round 20: a
+    builder that ignored the block size, or one right at the four lengths once tried, passed
+    when three tables missed them; round 24: one wrong past a vocabulary of 200, or at keys
+    of 16 tokens, passed while those tops were drawn at random)."""
     tables = [('XOR', np.array([[0, 0], [0, 1], [1, 0], [1, 1]]), np.array([0, 1, 1, 0]), 2,
                LOOKUP_BLOCK)]
     base = np.random.default_rng(1204).integers(0, 50, size=12)
@@ -231,9 +233,9 @@ def lookup_tables(seed):
                        np.random.default_rng(where + 5).permutation(50), 50, LOOKUP_BLOCK))
     rng = np.random.default_rng(seed)
     widest = int(rng.integers(5))
-    # round 16: no key over 8 and no vocabulary over 60 was tried
-    for i, length in enumerate(rng.choice(np.arange(1, 17), size=5, replace=False).tolist()):
-        vocab = int(rng.integers(61, 257) if i == 0 else rng.integers(2, 61))
+    lengths = rng.permutation([16] + rng.choice(np.arange(1, 16), size=4, replace=False).tolist())
+    for i, length in enumerate(lengths.tolist()):
+        vocab = 256 if i == 0 else int(rng.integers(61, 256) if i == 1 else rng.integers(2, 61))
         entries = int(min(rng.integers(1, 301 if i < 3 else 41), vocab ** length))
         block = 2 * LOOKUP_BLOCK if i == widest else int(rng.integers(length, 2 * LOOKUP_BLOCK + 1))
         ks, vs = random_lookup_table(entries, length, vocab, rng=rng)
@@ -289,8 +291,8 @@ def check_12_4(build):
                     f'{len(tables)} programs of your builder: every key of the 1,000-entry '
                     f'table, of XOR, of keys sharing 11 of 12 tokens (first or last differs), '
                     f'all at block size {LOOKUP_BLOCK}, and of five random tables of shapes and '
-                    f'block sizes drawn afresh (keys of 1 to 16 tokens over up to 256, one block '
-                    f'of 32), alone, '
+                    f'block sizes drawn afresh (keys of 1 to 16 tokens, 16 among them, over up '
+                    f'to 256, 256 among them, one block of 32), alone, '
                     f'behind random prefixes of every length that fits and behind prefixes made '
                     f'of other keys (prefixes drawn afresh); '
                     f'size of the 1,000-entry program')
