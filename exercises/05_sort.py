@@ -116,10 +116,10 @@ check('5.2', build_min_million())
 # numbers from 1..999 (vocabulary at least 1,000, block size at least 64), any number of
 # layers and heads. Besides the visible inputs below, every check draws runs of 30
 # neighbouring numbers (shuffled) that together hold every number and every pair of
-# neighbours of 1..999, and 25 random inputs of every length up to 30. Powerpoints cannot
-# reach that far; think about what a query has to compare. The checker judges what your
-# program does: it refuses Chapter 12's bits Sort as the package builds it (any code length,
-# rotated or rescaled), but not every disguise of it, so that part is on your honour.
+# neighbours of 1..999, and two random inputs of every length from 1 to 30. Powerpoints
+# cannot reach that far; think about what a query has to compare. The checker judges what
+# your program does: it refuses Chapter 12's bits Sort as the package builds it (any code
+# length, rotated or rescaled), but not every disguise of it, so that part is on your honour.
 
 # %%
 for label, numbers in ch05.visible_cases('5.4'):
@@ -144,7 +144,8 @@ check('5.4', build_general_sort())
 # The answer is a params dict with a vocabulary of at least 16 (numbers 1..15 and the
 # terminator) and a block size of at least 24, for inputs of up to 12 numbers. Besides the
 # visible inputs below, every check draws every number 1..15 with every count of copies from
-# 1 to 12 (among other numbers) and 600 random multisets.
+# 1 to 12 (among other numbers), an input of every length from 1 to 12 with every count of
+# distinct numbers (from all equal to all distinct), and 600 random multisets.
 
 # %%
 for label, numbers in ch05.visible_cases('5.6'):
@@ -175,8 +176,9 @@ print('sorted      ->', encode_numbers([7, 42, 100]))
 # Build a program (a params dict, vocabulary at least 12, block size at least 64) that sorts
 # up to 8 distinct numbers below 1,000. Besides the visible lists below, every check draws
 # runs of 8 neighbouring numbers (shuffled) that together hold every number and every pair of
-# neighbours of 0..999, and 40 random lists of mixed widths. A step is one output token. The
-# chapter hints at Chapter 6 for reading numbers digit by digit.
+# neighbours of 0..999, a random list of every length from 2 to 32 tokens, and 40 random
+# lists of mixed widths. A step is one output token. The chapter hints at Chapter 6 for
+# reading numbers digit by digit.
 
 # %%
 for label, numbers in ch05.visible_cases('5.7'):

@@ -71,7 +71,8 @@ from taotp.exercises import check, progress
 # powers of two, tables of up to 1000 positions and shifts of several hundred, then 14 pairs
 # drawn afresh on every check (d up to 512), 4 of them on tables of 1001 to 4000 positions
 # (shifts of 1000 and more included); every pair is then also tried on 1000 rows drawn from
-# tables of up to 100,000 positions. Build `T` yourself from the formula of the
+# tables of up to 100,000 positions, and two more drawn shifts of 4,001 to 90,000 (one of each
+# sign, d up to 512) are tried on such rows only. Build `T` yourself from the formula of the
 # encoding: `taotp.encodings.shift_by_delta` is switched off while your function is checked.
 
 # %%
@@ -176,15 +177,15 @@ check('7.9', answer_7_9)
 # `taotp.padding_dimension` counts quiet *coordinates* (standard padding). Write
 # `padding_dim(encoding, epsilon)` returning an integer for the general definition: the
 # largest $k$ such that some $k$-dimensional subspace, not necessarily spanned by axes,
-# sees every row within $\varepsilon$ of one point. The checker draws 28 encodings
-# afresh on every check (up to 1000 rows and 24 dims), hides their quiet subspace with a
-# random rotation (and shows some of them again shuffled, moved and rescaled), and keeps
-# a gap around the threshold so that the Euclidean and per-coordinate readings of
-# "within $\varepsilon$" give the same answer: the quiet part fits in a ball of radius
-# $\varepsilon/2$, and one more dimension would not fit in a box of half-width
-# $\varepsilon$ (some loud directions are only a few $\varepsilon$ wide, one is quiet
-# but for a single row 3 to 6 $\varepsilon$ out, and two encodings of one dimension are
-# a little under and over $2\varepsilon$ wide).
+# sees every row within $\varepsilon$ of one point. The checker draws 32 encodings
+# afresh on every check (up to 1000 rows and 24 dims; four have fewer rows than dims, down
+# to a single row), hides their quiet subspace with a random rotation (and shows some of
+# them again shuffled, moved and rescaled), and keeps a gap around the threshold so that
+# the Euclidean and per-coordinate readings of "within $\varepsilon$" give the same answer:
+# the quiet part fits in a ball of radius $\varepsilon/2$, and one more dimension would not
+# fit in a box of half-width $\varepsilon$ (some loud directions are only a few
+# $\varepsilon$ wide, one is quiet but for a single row 3 to 6 $\varepsilon$ out, and two
+# encodings of one dimension are a little under and over $2\varepsilon$ wide).
 
 # %%
 def padding_dim(encoding, epsilon):

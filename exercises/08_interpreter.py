@@ -116,6 +116,8 @@ check('8.3', answer)
 # * fills in defaults: missing `ln1`, `ln2`, `lnf` mean gamma 1, beta 0; a missing `layers`
 #   key means no layers; `"block_size": B` instead of `pos_emb` means a zero (B, d_model)
 #   table;
+# * reads a number in any form JSON allows, with an exponent too (`1e-05`, as `repr` writes
+#   small floats, or `2E3`, `-2.5E+3`);
 # * raises an exception (an `Exception`, not `SystemExit`) with a message on malformed texts
 #   (ragged rows, wrong shapes, unknown keys, numbers that are not finite, a string, `true`,
 #   `false` or `null` where a number belongs, a `block_size` that is not a positive whole
@@ -124,12 +126,13 @@ check('8.3', answer)
 #
 # The checker compares your params with the full forms, bit for bit, on the two listings, on
 # five compact forms of one small program, and on a dumped random program and 12 random compact
-# programs drawn afresh on every check (a `NOT YET` names a call that rebuilds them, such as
-# `ch08.random_programs(1234)`); then it feeds 11 malformed texts, 45 more drawn afresh
-# (random programs broken one way each, among them a wrong trailing size and a wrong depth
-# in each field, a wrong leading size or head count, an empty field, a layer norm of the
-# wrong shape and a word for a number in each kind of place: `ch08.malformed_programs(seed)`)
-# and 11 texts holding code
+# programs drawn afresh on every check, with ints, floats and numbers with an exponent (a
+# `NOT YET` names a call that rebuilds them, such as `ch08.random_programs(1234)`); then it
+# feeds 11 malformed texts, 75 more drawn afresh (random programs broken one way each, among
+# them a wrong trailing size and a wrong depth in each field, a wrong leading size or head
+# count, an empty field, a layer norm of the wrong shape, a NaN and an infinity in a layer
+# norm, a `block_size` one above and one below the rows of `pos_emb`, and a word for a number
+# in each kind of place: `ch08.malformed_programs(seed)`) and 11 texts holding code
 # (4 drawn afresh: `ch08.code_programs(seed)`; three end the process that runs them or never
 # return, so running one is seen however it is hidden).
 # (`taotp.load_program` is the package's answer, not yours: it and its parser are switched off

@@ -96,8 +96,9 @@ check('10.2', layer1_matrix)
 # multiplies them by `lam = 500` and puts them on the position block of layer 2. At every query
 # from `2 kmax` to `T`, every token `kmax < j <= i` must be averaged uniformly by exactly one
 # head, no head may attend to the warm-up, and no head may average two tokens whose stored
-# transitions (slots `j - k`) overlap. The first case is lags {1, 2, 3, 4} at `T = 40`; five
-# more contiguous sets are drawn afresh on every check, the last with `T` from 150 to 300.
+# transitions (slots `j - k`) overlap. The first case is lags {1, 2, 3, 4} at `T = 40`; six
+# more contiguous sets are drawn afresh on every check, one of each size `K` from 1 to 6 (a
+# single lag included), the last with `T` from 150 to 300.
 # The package's construction is switched off while this puzzle is checked.
 
 # %%
@@ -117,8 +118,9 @@ check('10.3', layer2_masks)
 # and its `mhat` (columns, key side). The checker compares layer 3's scores at the candidate
 # keys `i + 1 - k` with `lam + beta * sum_h mean ptil` from query `2 kmax + K - 1` on, and the
 # outputs with the reference, on the worked example (`lam = 500`, `beta = 7`) and on two
-# sequences each of five contiguous lag sets drawn afresh, the last with `T` from 150 to 300,
-# each with its own `lam` (100 to 1,000) and `beta` (1 to 20).
+# sequences each of six contiguous lag sets drawn afresh, one of each size `K` from 1 to 6
+# (a single lag included), the last with `T` from 150 to 300, each with its own `lam` (100
+# to 1,000) and `beta` (1 to 20).
 # The package's construction is switched off while this puzzle is checked.
 
 # %%
@@ -158,9 +160,10 @@ check('10.5', answer)
 # the one layer-2 head (runs of `D` tokens then gaps of `D`, after the warm-up) and the
 # `(T, T)` layer-3 block whose rows are the query's position and columns the key's `phat`
 # slots, entries `0`, `+beta` or `-beta`. Checked on lags {2, 5} at `T = 40` (`beta = 10`),
-# then on five pairs drawn afresh, one for each `D` from 1 to 5, and two more with `T` from 45
-# to 149 and from 150 to 300, each with a `beta` from 1 to 30: the paper's rule with
-# `(a - b - 1)` is not general.
+# then on fifteen pairs drawn afresh, one for each `D` from 1 to 5 and each remainder of
+# `kmin` divided by `D` (`kmin` up to `2 D`), and two more with `T` from 45 to 149 and from
+# 150 to 300, each with a `beta` from 1 to 30: the paper's rule with `(a - b - 1)` is not
+# general.
 
 # %%
 def single_head_blocks(lags, T, beta):
@@ -176,8 +179,11 @@ check('10.6', single_head_blocks)
 # Layer 1 leaks at most `T * (pmax / pmin) * exp(-2 lam)` of weight onto a masked key,
 # relative to an allowed one. Write `how_hard(P, T)` returning the smallest integer `lam`
 # for which this bound is below `1e-6`. Checked first on
-# `P = sel.transition_matrix(5, np.random.default_rng(0))` with `T = 128`, then on seven
-# pairs drawn afresh (`T` from 2 to 100000, one `T` twice with different `P`).
+# `P = sel.transition_matrix(5, np.random.default_rng(0))` with `T = 128`, then on thirteen
+# pairs drawn afresh (`T` from 2 to 100000, one `T` twice with different `P`). Six of them
+# are chosen so that the bound crosses `1e-6` within `1e-5` of an integer `lam`, three on
+# each side, with `pmax` and `pmin` (over the whole of `P`) in different rows: a rounded
+# constant or a per-row ratio does not pass.
 
 # %%
 def how_hard(P, T):

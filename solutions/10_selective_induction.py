@@ -124,8 +124,11 @@ assert result
 # the position block (query and key), `B` goes between each head's `phat` (rows, query side)
 # and its `mhat` (columns, key side). The checker compares layer 3's scores at the candidate
 # keys `i + 1 - k` with `lam + beta * sum_h mean ptil` from query `2 kmax + K - 1` on, and the
-# outputs with the reference (`lam = 500`, `beta = 7`), on the worked example and on two
-# sequences each of four contiguous lag sets drawn afresh.
+# outputs with the reference, on the worked example (`lam = 500`, `beta = 7`) and on two
+# sequences each of six contiguous lag sets drawn afresh, one of each size `K` from 1 to 6
+# (a single lag included), the last with `T` from 150 to 300, each with its own `lam` (100
+# to 1,000) and `beta` (1 to 20).
+# The package's construction is switched off while this puzzle is checked.
 #
 # The band moves to `i - j + 1` (to predict `x_{i+1}` under lag `k`, copy `i + 1 - k`), and `B`
 # shifts the key's averaged position by one slot so it lands on the query's lag-`k` entries.
@@ -173,9 +176,11 @@ assert result
 # write `single_head_blocks(lags, T, beta)` returning `(mask2, B)`: the `(T, T)` sign mask of
 # the one layer-2 head (runs of `D` tokens then gaps of `D`, after the warm-up) and the
 # `(T, T)` layer-3 block whose rows are the query's position and columns the key's `phat`
-# slots, entries `0`, `+beta` or `-beta` (`beta = 10`). Checked on lags {2, 5} at `T = 40`,
-# then on five pairs drawn afresh, one for each `D` from 1 to 5: the paper's rule with
-# `(a - b - 1)` is not general.
+# slots, entries `0`, `+beta` or `-beta`. Checked on lags {2, 5} at `T = 40` (`beta = 10`),
+# then on fifteen pairs drawn afresh, one for each `D` from 1 to 5 and each remainder of
+# `kmin` divided by `D` (`kmin` up to `2 D`), and two more with `T` from 45 to 149 and from
+# 150 to 300, each with a `beta` from 1 to 30: the paper's rule with `(a - b - 1)` is not
+# general.
 #
 # The paper shifts by 1; the sign pattern must be shifted by `2 kmin - 1`, which equals 1 modulo
 # `2D` only when `kmin = 1 (mod D)`.

@@ -8,9 +8,9 @@ worker process, judged in the judge process on cases drawn afresh for each check
 | 5.1 | a program with vocabulary >= 33, block >= 64, 1 layer and d_model <= 6 (measured on the submitted arrays) greedily sorts 2,504 inputs over 1..32: the 8 of `ch05.visible_cases('5.1')`, every ordered pair, the full set shuffled, the crowded end, 1,500 random subsets of every size | the book's Sort at 33 and at 28; a second layer; a block of 40 |
 | 5.2 | a program with vocabulary >= 1,000,000, block >= 32 and d_model <= 8 gives the minimum at the last position of 406 inputs of every length from 1 to 32 (at lengths 1, 2, 3, 5, 8, 16, 31, 32 all the patterns, at the others the minimum first, last and 2 random rows): all equal (at 0, in the middle, at the top), the minimum first or last, neighbours at both ends and in the middle, powers of two and their neighbours, the minimum and the next token in each sixteenth of the vocabulary, random rows with half of their values among the 20 smallest and largest tokens | the book's Min at a million (off by one) and at 1,000 |
 | 5.3, 5.5 | no checker (reflections; worked answers in the solutions notebook) | - |
-| 5.4 | a program with vocabulary >= 1,000, block >= 64 and d_model <= 2,048 sorts up to 30 distinct numbers of 1..999: the 6 visible cases, runs of neighbours that put every number and every pair of neighbours in some input, 25 random inputs | powerpoints on a large vocabulary; too small a vocabulary |
-| 5.6 | a program with vocabulary >= 16 and block >= 24 sorts 793 multisets of 1-12 numbers of 1..15: the 13 visible cases, every number with every count of copies, 600 random multisets | Sort without repeats |
-| 5.7 | a program with vocabulary >= 12 and block >= 64 sorts lists of 1-8 distinct numbers below 1,000 in the digit format: the 11 visible cases, runs of neighbours that put every number and every pair of neighbours in some list, 40 random lists | single-token Sort; too small a vocabulary |
+| 5.4 | a program with vocabulary >= 1,000, block >= 64 and d_model <= 2,048 sorts up to 30 distinct numbers of 1..999: the 6 visible cases, runs of neighbours that put every number and every pair of neighbours in some input, two random inputs of every length 1-30 | powerpoints on a large vocabulary; too small a vocabulary |
+| 5.6 | a program with vocabulary >= 16 and block >= 24 sorts 871 multisets of 1-12 numbers of 1..15: the 13 visible cases, every number with every count of copies, every length with every count of distinct numbers, 600 random multisets | Sort without repeats |
+| 5.7 | a program with vocabulary >= 12 and block >= 64 sorts lists of 1-8 distinct numbers below 1,000 in the digit format: the 11 visible cases, runs of neighbours that put every number and every pair of neighbours in some list, a list of every prompt length 2-32 tokens, 40 random lists | single-token Sort; too small a vocabulary |
 | 5.8 | checker in taotp.exercises.training_checks, tested in test_training_puzzles.py | - |
 
 Red team (the issue's classes of attack; each row is a test below):
@@ -25,6 +25,7 @@ Red team (the issue's classes of attack; each row is a test below):
 | 6 a Min program exact except for minima between 300,000 and 400,000 (random rows rarely have a minimum there) | 5.2 | the minimum and the next token in each sixteenth of the vocabulary, on every check |
 | 6 a Min program that finds the maximum at every length but 1, 2, 3, 5, 8, 16, 31 and 32 (round 17) | 5.2 | every length from 1 to 32 is tried |
 | 6 a sorter that swaps two neighbouring numbers only when both are present | 5.4 | runs of neighbours reach every pair of neighbours |
+| 6 a sorter wrong on every input of 2 numbers (a position row read by the query; round 25: 25 inputs of random lengths missed length 2 in about half of the checks); prompt lengths of 5.7 and counts of distinct numbers of 5.6 missing from most checks | 5.4, 5.6, 5.7 | every length 1-30 twice (5.4), every prompt length 2-32 tokens (5.7), every length 1-12 with every count of distinct numbers (5.6), on every check |
 
 The contract every checker keeps (the reference passes, garbage is reported, loops are
 stopped) is tested once in test_checker_contract.py; the reference answers come from their
@@ -40,8 +41,9 @@ import taotp
 from checking import fails, never_names, passes, verdict
 from solutions import answer
 from taotp.exercises import toolkit, training
-from taotp.exercises.ch05 import (COMMA, END, PUZZLES, _is_bits_sort, _is_compact_sort,
-                                  _runs, encode_numbers, visible_cases)
+from taotp.exercises.ch05 import (COMMA, END, PUZZLES, _each_distinct_count, _each_length,
+                                  _is_bits_sort, _is_compact_sort, _lists_of_every_size, _runs,
+                                  encode_numbers, visible_cases)
 from taotp.sort import build_bits_sort_transformer, build_compact_sort_transformer
 from taotp.sort.large_vocab import bits_embeddings, bits_layout, bits_sort_layer
 from test_exercises_ch04 import NeverUfunc, Switch, oracle_program
@@ -514,3 +516,58 @@ def test_every_check_draws_new_hidden_cases():
     first, second = (verdict('5.4', neighbours_swapped()) for _ in range(2))
     assert not first and not second
     assert first.counterexample != second.counterexample
+
+
+def wrong_on_two_numbers(c=0.1):
+    """Red team, round 25: 5.4's one-hot sorter with two more dimensions, and a small +-c pair
+    in position row 2 that the query reads: the terminator of a 2-number input asks for the
+    largest number, not the smallest. At every other length row 2 holds a number, whose key
+    the pair scales by about 1 - 1e-5 only."""
+    p = _one_hot_sorter(1000, 64)
+    d = p['tok_emb'].shape[1]
+    pad = lambda a, axis: np.pad(a, [(0, 2 if i == axis else 0) for i in range(np.ndim(a))])
+    axes = dict(Q=1, K=1, V=1, P=1, M1=0, M2=1, b2=0)
+    layer = {k: pad(v, axes[k]) if k in axes else v for k, v in p['layers'][0].items()}
+    layer['Q'][0, d, -1] = -3 * 50 * 1000 * np.sqrt(d) / c     # key weight of -v/V: 1 -> -2
+    pos = pad(p['pos_emb'], 1)
+    pos[2, d:] = c, -c
+    return dict(p, tok_emb=pad(p['tok_emb'], 1), out_emb=pad(p['out_emb'], 1), pos_emb=pos,
+                layers=[layer])
+
+
+def test_5_4_tries_every_length():
+    """Round 25: 25 inputs of random lengths left each length 2-29 out of many checks; a
+    sorter wrong on every input of 2 numbers passed half of them."""
+    attack = wrong_on_two_numbers()
+    for n in (1, 2, 3, 17, 30):
+        x = np.random.default_rng(n).choice(np.arange(1, 1000), size=n, replace=False)
+        seq = np.concatenate([x, [0], np.sort(x)])[None]
+        right = (taotp.teacher_forced_argmax(seq, attack, n + 1) == np.sort(x)).all()
+        assert right == (n != 2), n
+    for _ in range(2):
+        fails('5.4', attack, '(2 random numbers, drawn for this check): wrong at step 1 of 2')
+    for seed in range(4):
+        cases = _each_length(np.random.default_rng(seed), np.arange(1, 1000), 30, 2)
+        assert sorted(len(c) for _, c in cases) == sorted(list(range(1, 31)) * 2)
+        assert all(len(set(c)) == len(c) and 1 <= min(c) and max(c) <= 999 for _, c in cases)
+
+
+def test_5_6_tries_every_count_of_distinct_numbers_at_every_length():
+    """Round 25: all distinct numbers at lengths 8-11, or 11 distinct among 12, were missing
+    from most checks."""
+    for seed in range(6):
+        cases = _each_distinct_count(np.random.default_rng(seed))
+        assert sorted((len(c), len(set(c))) for _, c in cases) == \
+            [(n, k) for n in range(1, 13) for k in range(1, n + 1)]
+        assert all(1 <= min(c) and max(c) <= 15 for _, c in cases)
+
+
+def test_5_7_tries_every_prompt_length():
+    """Round 25: prompts of 27-31 tokens (and of 5) were missing from most checks."""
+    for seed in range(6):
+        cases = _lists_of_every_size(np.random.default_rng(seed))
+        assert [len(encode_numbers(c)) for _, c in cases] == list(range(2, 33))
+        assert all(1 <= len(c) <= 8 and len(set(c)) == len(c) and max(c) <= 999
+                   for _, c in cases)
+        widths = {len(str(v)) for _, c in cases for v in c}
+        assert widths == {1, 2, 3}

@@ -6,11 +6,11 @@ worker, judged in the judge.
 | id | what is checked (solved means) | cheats tried (each a test below) |
 |---|---|---|
 | 7.1, 7.2, 7.4, 7.5, 7.6 | no checker (reflection or proof; worked answers in the solutions notebook) | - |
-| 7.3 | `shift_matrix(delta, d)` maps every valid row j of `og_embedding(q, d)` to row j + delta to 1e-9, for 40 fixed (delta, d) (d = 2 and non-powers of two, delta from -500 to 999, tables of up to 1000 rows) and 14 drawn afresh, 4 of them on tables of 1001 to 4000 rows (two shifted by 1000 or more); each pair also on 1000 rows drawn afresh from tables of up to 100,000 rows (built from the formula, row by row); `shift_by_delta` switched off | T fitted by least squares on a 200-row table; round 12: T fitted on a 1000-row table (exact on every table of the old checks, off by more than 1 on og_embedding(2000, 8) for delta = 999); T fitted on 4000 rows (passed 20 checks in 20; off by 1.5 from about row 4,300 for d = 64); right only for the old d grid, right only for abs(delta) <= 150; the sign bug / transpose / (cos, sin) order: told it shifts by -delta, never "transpose"; the identity; the package's `shift_by_delta` (switched off), a copy of its code; round 13: the identity past d = 160 (two drawn d are now 162 to 512) |
+| 7.3 | `shift_matrix(delta, d)` maps every valid row j of `og_embedding(q, d)` to row j + delta to 1e-9, for 40 fixed (delta, d) (d = 2 and non-powers of two, delta from -500 to 999, tables of up to 1000 rows) and 14 drawn afresh, 4 of them on tables of 1001 to 4000 rows (two shifted by 1000 or more); each pair also on 1000 rows drawn afresh from tables of up to 100,000 rows (built from the formula, row by row); then 2 drawn shifts of 4,001 to 90,000 (one of each sign, one with d from 400 to 512) on 1000 such rows only; `shift_by_delta` switched off | T fitted by least squares on a 200-row table; round 12: T fitted on a 1000-row table (exact on every table of the old checks, off by more than 1 on og_embedding(2000, 8) for delta = 999); T fitted on 4000 rows (passed 20 checks in 20; off by 1.5 from about row 4,300 for d = 64); right only for the old d grid, right only for abs(delta) <= 150; the sign bug / transpose / (cos, sin) order: told it shifts by -delta, never "transpose"; the identity; the package's `shift_by_delta` (switched off), a copy of its code; round 13: the identity past d = 160 (two drawn d are now 162 to 512); round 25: the identity for abs(delta) >= 4000 (every shift was below 4000; passed 10 in 10) |
 | 7.7 | `window_matrix(k, q, thetas)`: every query i >= k - 1 puts 1/k (to 1e-3) on keys i-k+1..i and < 1e-3 elsewhere; 14 cases with angles drawn afresh, k = 1 to k = q, random, sorted, evenly spaced and sinusoidal angles | summed shift matrices; a scaled identity; overflowing scores; a soft hardening factor; right only for k <= 7; right only up to lag 16 |
 | 7.8 | the distinguishability of `uniform_rotation_embedding(q, d)` (Def. 7.6) within 0.1 % (relative): the number at q = d = 256, or a function of (q, d) checked at q = d = 256 and 35 sizes drawn afresh, d = 2 to 256, q = 1 to beyond 10^9, three in each of 8 bands of equal ratio from 401 to 10^9 | 1 / ceil(q / n); round 12: the measure on the table up to q = 400 and the large-q limit 1 / (q/n + (q - q/n) e^-n) beyond (2.4 % off at q = 500, d = 256; sizes jumped from 400 to 10^9); the package's measure on the table (no table of 10^9 rows fits); the measure where it fits and 1 / ceil(q / n) or a tiny number beyond (passed the old absolute 1e-3); a lookup of the old sizes; 1 / (q / (d/2)); the constant 1; a table harvested from earlier NOT YET messages; a value whose `__array__` never returns; round 13: a constant past d = 256 (one size in each band now has d up to 2048) |
 | 7.9 | four labels for panels A-D naming each encoding once, in the right order (compared with a salted digest); free text is read as exactly one kind or refused | "unsorted random" read as sorted; "uniform random" (ambiguous); wrong orders (the message does not say how many panels are right); a duplicate; labels whose `__str__` or list whose `__iter__` never returns. Not preventable: guessing among the 24 orders, or matching the panels against the package's tables |
-| 7.10 | `padding_dim(X, eps)` returns the general padding dimension on 28 encodings drawn afresh (round 22: one with a single row 3 to 6 eps out among 500 to 1,000, after counting by root mean square passed) with a gap around eps (quiet within eps / 2; one more dimension fits in no box of half-width eps): quiet subspaces hidden by rotations, equal shapes with different answers, a direction quiet but for one row, the same encodings shuffled, rotated, moved and rescaled | a lookup keyed by the shape or by the bytes of another check's encodings; an RMS threshold on the singular values; the axis-aligned count; a singular-value threshold at 2 eps; a threshold that ignores the given eps; a cut-off at 15 eps (round 10: loud directions were all over 20 eps wide, now four are only a few eps); a range cut-off at 4 eps or at 1 eps, eps taken for a diameter (round 11: two encodings of one dimension, 2.05-2.6 and 1.5-1.9 eps wide); 4.5; True |
+| 7.10 | `padding_dim(X, eps)` returns the general padding dimension on 32 encodings drawn afresh (round 22: one with a single row 3 to 6 eps out among 500 to 1,000, after counting by root mean square passed) with a gap around eps (quiet within eps / 2; one more dimension fits in no box of half-width eps): quiet subspaces hidden by rotations, equal shapes with different answers, a direction quiet but for one row, the same encodings shuffled, rotated, moved and rescaled; four with fewer rows than dims (one row, two rows, q one to three below d) | a lookup keyed by the shape or by the bytes of another check's encodings; an RMS threshold on the singular values; the axis-aligned count; a singular-value threshold at 2 eps; a threshold that ignores the given eps; a cut-off at 15 eps (round 10: loud directions were all over 20 eps wide, now four are only a few eps); a range cut-off at 4 eps or at 1 eps, eps taken for a diameter (round 11: two encodings of one dimension, 2.05-2.6 and 1.5-1.9 eps wide); round 25: the greedy count over the reduced SVD (min(q, d) directions; every encoding had q > d, passed 10 in 10); 4.5; True |
 | 7.11 | two PostLN models differing only in a fixed position table, the rotation one another encoding (at most half its angles within 0.05 rad of a sinusoidal angle, one each, up to sign, a half turn and order); checker in taotp.exercises.training_checks, tested in test_training_puzzles.py | see test_training_puzzles.py; round 12: the shipped sinusoidal model, dims permuted and angles nudged by 3e-6, as the 'rotation' model with verdict 'tie' (passed the old 1e-6 test of the angles); the sinusoidal angles plus pi (every odd row negated; passed the fold at 0 and pi): test here |
 
 Red team (issue 17): attacks by class, and why they fail now.
@@ -32,6 +32,8 @@ Red team (issue 17): attacks by class, and why they fail now.
 | 6 space | a threshold fixed at 1e-3 instead of the given eps | 7.10 | encodings rescaled by 1e-3 to 1e4 |
 | 6 space | T fitted by least squares on a 1000-row table (round 12) | 7.3 | four drawn tables of 1001 to 4000 rows, two shifted by 1000 or more |
 | 6 space | T fitted by least squares on 4000 rows | 7.3 | every pair also tried on 1000 rows drawn from tables of up to 100,000 |
+| 6 space | the identity for shifts of 4000 or more (round 25) | 7.3 | two drawn shifts of 4,001 to 90,000, one of each sign, on rows of tables of up to 100,000 |
+| 6 space | the padding count over the reduced SVD, blind to directions the rows do not span (round 25) | 7.10 | four encodings with fewer rows than dims on every check, one of a single row |
 | 4 disguise | the sinusoidal angles plus pi as the random rotation table | 7.11 | angles compared modulo pi as well as up to sign |
 | 6 space | an exact table up to q = 400, the large-q limit beyond (round 12) | 7.8 | three sizes drawn in each of 8 bands of equal ratio from 401 to 10^9 |
 """
@@ -460,6 +462,87 @@ def test_7_3_rows_past_the_table_are_the_encoding_and_the_reference_shifts_them(
             off = ch07.og_rows(rows, d) @ shift_matrix(delta, d) - ch07.og_rows(rows + delta, d)
             worst = max(worst, np.abs(off).max())
     assert worst < 1e-10     # the checker allows 1e-9
+
+
+def _identity_past_4000(delta, d):
+    """Right on every shift of at most 4000 (every table of the check is at most that long),
+    the identity beyond."""
+    return np.eye(d) if abs(delta) >= 4000 else _rotation_shift(delta, d)
+
+
+def test_7_3_an_answer_right_only_for_shifts_within_4000_fails():
+    """Red team, round 25: every drawn shift had |delta| < q <= 4000 (the far rows only moved
+    j), so the identity for |delta| >= 4000 passed 10 checks in 10, though wrong at delta =
+    5000, d = 8.  Two shifts of 4,001 to 90,000 (one of each sign) are now tried on rows of
+    tables of up to 100,000 positions, with no table built."""
+    far = np.array([200])
+    assert np.abs(ch07.og_rows(far, 8) @ np.eye(8) - ch07.og_rows(far + 5000, 8)).max() > 0.5
+    for _ in range(3):
+        result = fails('7.3', _identity_past_4000, 'should be row', 'is off by',
+                       'tables of up to 100,000 positions are tried', 'far_shift_cases(')
+        seed, number = _seed_of(result, 'far_shift_cases')
+        delta, d, rows = ch07.far_shift_cases(seed)[number]
+        assert abs(delta) > 4000 and f'delta={delta}, d={d} (' in result.message
+        assert 4000 < _named_table_length(result) <= ch07.FAR_7_3
+
+
+def test_7_3_far_shifts_have_both_signs_and_stay_inside_the_far_tables():
+    shift_matrix, signs, dims = answer('7.3'), set(), []
+    for seed in range(20):
+        cases = ch07.far_shift_cases(seed)
+        assert len(cases) == 2 and {np.sign(delta) for delta, _, _ in cases} == {-1, 1}
+        assert max(d for _, d, _ in cases) >= 400
+        for delta, d, rows in cases:
+            assert 4001 <= abs(delta) <= 90_000 and d % 2 == 0 and 2 <= d <= 512
+            assert len(rows) == ch07.FAR_ROWS_7_3 and min(rows.min(), rows.min() + delta) >= 0
+            assert max(rows.max(), rows.max() + delta) < ch07.FAR_7_3
+            signs.add(np.sign(delta))
+            dims.append(d)
+        if seed < 3:
+            for delta, d, rows in cases:
+                off = ch07.og_rows(rows, d) @ shift_matrix(delta, d) - ch07.og_rows(rows + delta, d)
+                assert np.abs(off).max() < 1e-10
+    assert len(set(dims)) > 20 and ch07.far_shift_cases(1)[0][0] != ch07.far_shift_cases(2)[0][0]
+
+
+def _reduced_svd_padding(X, eps, up_to_d=False):
+    """The reference's greedy count over the directions of the reduced SVD: only min(q, d) of
+    them, so the d - q flat directions outside the rows' span are never counted."""
+    X = np.asarray(X, dtype=float)
+    directions = np.linalg.svd(X - X.mean(axis=0), full_matrices=False)[2][::-1].T
+    best = 0
+    for k in range(1, (X.shape[1] if up_to_d else directions.shape[1]) + 1):
+        Y = X @ directions[:, :k]                     # past min(q, d), the same columns
+        if np.linalg.norm(Y - (Y.max(axis=0) + Y.min(axis=0)) / 2, axis=1).max() > eps:
+            break
+        best = k
+    return best
+
+
+@pytest.mark.parametrize('up_to_d', [False, True])
+def test_7_10_the_reduced_svd_misses_the_directions_the_rows_do_not_span(up_to_d):
+    """Red team, round 25: every encoding had many more rows than dims, so the count over the
+    reduced SVD passed 10 checks in 10; it gives 1 on og_embedding(4, 16) at eps = 1e-3 (the
+    reference: 13) and, counting only its own directions, 1 on a single row (truth: d).  Four
+    encodings with fewer rows than dims (1, 2, and q one to three below d) are now drawn."""
+    E = og_embedding(4, 16)
+    assert answer('7.10')(E, 1e-3) == 13 and _reduced_svd_padding(E, 1e-3, up_to_d) == 1
+    for _ in range(3):
+        result = fails('7.10', lambda X, eps: _reduced_svd_padding(X, eps, up_to_d),
+                       'fewer rows than dims', 'which is not right', 'padding_cases(')
+        seed, number = _seed_of(result, 'padding_cases')
+        X, eps, want, _ = ch07.padding_cases(seed)[number]
+        got = _reduced_svd_padding(X, eps, up_to_d)
+        assert len(X) < X.shape[1] and got != want and 'expected' not in result.message
+        assert f'your answer gave {got}, which is not right' in result.message
+
+
+def test_padding_cases_include_fewer_rows_than_dims():
+    for seed in range(10):
+        shapes = [X.shape for X, _, _, _ in ch07.padding_cases(seed)]
+        few = [(q, d) for q, d in shapes if q < d]
+        assert len(few) == 4 and few[0][0] == 1 and few[1][0] == 2, few
+        assert all(d - 3 <= q <= d - 1 for q, d in few[2:]), few
 
 
 def test_7_11_the_sinusoidal_angles_turned_by_half_a_turn_are_refused():

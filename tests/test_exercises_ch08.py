@@ -7,7 +7,7 @@ worker, judged in the judge.
 |---|---|---|
 | 8.1, 8.2 | no checker (open-ended; worked answers in the solutions notebook) | - |
 | 8.3 | a letter of `CHOICES_8_3` or a function tokens -> next token that agrees with the Fig. 8.3 program at full precision on 776 prompts: every prompt of 1-2 tokens; of 3-8: repeated tokens, runs, the smallest token at every place, the vocabulary's ends, and 300 random ones drawn afresh; messages never say what the program outputs | every wrong letter; predicting the printed one-decimal weights; the minimum of all but the first token (caught by the adversarial prompts); True for token 1; half tokens, text, NaN. a function that runs the listing (printed, or the 2-decimal one: passed in round 7), refused since: the package's forward pass, its pieces and the loop reference are off in the worker. Not preventable: guessing among 6 letters |
-| 8.4 | a loader `my_compile(text) -> params`: both printed listings, a dumped random program and 17 compact forms (12 random, drawn afresh: field order, ints and floats, width-0 MLPs) equal their full forms bit for bit; 11 malformed texts and 7 drawn afresh (`ch08.malformed_programs`: a random program broken one way each, kept only if the package's loader refuses it; round 17: a string, true, false or null for a number, which a loader that read them as numbers passed; round 18: one break of each field's trailing size and a word for a number in each kind of place, array, lnf, ln1/ln2 and block_size, after a loader that never checked b1 and one that read layer norms with float() passed; round 19: a wrong leading size, head count, depth, an empty field and a layer norm of the wrong shape, after loaders missing each of those checks passed; round 21: a non-finite number, a ragged row and an empty field in every field, not in one drawn at random, after a loader that never checked b2's finiteness passed 9 checks in 10; a layer norm's wrong length never 0, which a loader reading a vector's first number got right by luck: 73 texts in all) raise with a message; 11 texts holding code are refused and never run (4 of them drawn afresh from 15 kinds of code hidden in block_size or tok_emb: round 14, a loader that evaluated every text without '*', ' if ', '__' or 'exec(' passed; two end the process that runs them: round 12, a loader that evaluated the text and turned whatever happened into a ValueError passed; one loops forever in C over an iterator found from `object`, holding the GIL: round 13, a loader that also replaced os._exit passed); the package's loader (`ch08.LOADER_PARTS`) is switched off where the loader runs | `taotp.load_program` itself, `compile_TAOTP`, a wrapper, the parser alone, `build(parse(text))` bound before the check; `eval` without builtins; a loader ignoring unknown layer keys or a `block_size` that contradicts `pos_emb`; nested lists instead of arrays; the book's Fig. 8.1 loader; a loader missing each default; one that returns garbage, changes a value, raises with no message, exits (also as a SystemExit named ValueError: round 12, the worker now names a non-Exception by its builtin class) or loops on malformed texts, runs the injected call, evaluates every text behind a ValueError (with or without builtins, with os._exit replaced) |
+| 8.4 | a loader `my_compile(text) -> params`: both printed listings, a dumped random program and 17 compact forms (12 random, drawn afresh: field order, ints, floats and exponent forms such as 1e-05, 2E3, -2.5E+3, at least in 2 of them, width-0 MLPs) equal their full forms bit for bit; 11 malformed texts and 7 drawn afresh (`ch08.malformed_programs`: a random program broken one way each, kept only if the package's loader refuses it; round 17: a string, true, false or null for a number, which a loader that read them as numbers passed; round 18: one break of each field's trailing size and a word for a number in each kind of place, array, lnf, ln1/ln2 and block_size, after a loader that never checked b1 and one that read layer norms with float() passed; round 19: a wrong leading size, head count, depth, an empty field and a layer norm of the wrong shape, after loaders missing each of those checks passed; round 21: a non-finite number, a ragged row and an empty field in every field, not in one drawn at random, after a loader that never checked b2's finiteness passed 9 checks in 10; a layer norm's wrong length never 0, which a loader reading a vector's first number got right by luck; round 25: a layer norm's NaN and a block_size one below len(pos_emb) on every check, after loaders missing those checks passed: 75 texts in all) raise with a message; 11 texts holding code are refused and never run (4 of them drawn afresh from 15 kinds of code hidden in block_size or tok_emb: round 14, a loader that evaluated every text without '*', ' if ', '__' or 'exec(' passed; two end the process that runs them: round 12, a loader that evaluated the text and turned whatever happened into a ValueError passed; one loops forever in C over an iterator found from `object`, holding the GIL: round 13, a loader that also replaced os._exit passed); the package's loader (`ch08.LOADER_PARTS`) is switched off where the loader runs | `taotp.load_program` itself, `compile_TAOTP`, a wrapper, the parser alone, `build(parse(text))` bound before the check; `eval` without builtins; a loader ignoring unknown layer keys or a `block_size` that contradicts `pos_emb`; nested lists instead of arrays; the book's Fig. 8.1 loader; a loader missing each default; one that returns garbage, changes a value, raises with no message, exits (also as a SystemExit named ValueError: round 12, the worker now names a non-Exception by its builtin class) or loops on malformed texts, runs the injected call, evaluates every text behind a ValueError (with or without builtins, with os._exit replaced) |
 
 Red team (issue 17): attacks by class, and why they fail now.
 
@@ -22,6 +22,7 @@ Red team (issue 17): attacks by class, and why they fail now.
 | 6 space | a loader that rounds every number to 10 digits (right on every short number of the fixed texts) | 8.4 | random programs with up to 16 decimals, compared bit for bit |
 | 6 space | a loader that checks only what the 11 fixed malformed texts break (round 9: NaN, a wrong Q, pos_emb's width, an unknown key in ln1 went through) | 8.4 | 7 malformed texts drawn afresh, one per kind, anywhere in a random program |
 | 6 space | a loader that refuses non-finite numbers in arrays only, not in a layer norm (round 11) | 8.4 | a drawn text with a layer norm's gamma or beta at +-1e999 |
+| 6 space | round 25: a loader that refuses every number with an exponent (1e-05, 2E3); one that refuses only a block_size above len(pos_emb); one that reads a layer norm's NaN as the default | 8.4 | the first 2 random programs write tok_emb with exponents (any array may, 15 %); a block_size one above and one below, and a NaN and +-1e999 in a layer norm, are drawn on every check |
 """
 import ast
 import copy
@@ -420,6 +421,40 @@ def _b2_finiteness_unchecked(reference):
     return loader
 
 
+def _refuses_exponents(reference):
+    """Round 25: a loader that refuses every number written with an exponent (1e-05, 2E3)."""
+    def loader(text):
+        if re.search(r'\d[eE]', text):
+            raise ValueError('no exponents, please')
+        return reference(text)
+    return loader
+
+
+def _block_size_shorter_than_pos_emb(tree):   # round 25: only a too-large one was refused
+    if 'pos_emb' in tree and tree.get('block_size', len(tree['pos_emb'])) < len(tree['pos_emb']):
+        return tree.pop('block_size') is not None
+    return False
+
+
+def _nan_norms_read_as_defaults(reference):
+    """Round 25: a loader that refuses +-1e999 in a layer norm but reads its NaN as the
+    default (gamma 1, beta 0); no drawn text held a layer norm's NaN."""
+    def loader(text):
+        try:
+            return reference(text)
+        except ValueError:
+            tree = json.loads(text)
+            norms = [tree.get('lnf', {})] + [layer.get(k, {}) for layer in tree.get('layers', [])
+                                             for k in ('ln1', 'ln2')]
+            nans = [(n, k) for n in norms for k in ('gamma', 'beta') if n.get(k) != n.get(k)]
+            if not nans:
+                raise
+            for norm, key in nans:
+                norm[key] = 1.0 if key == 'gamma' else 0.0
+            return reference(json.dumps(tree))
+    return loader
+
+
 @pytest.mark.parametrize('make, fragments', [
     (_finite_arrays_only, ['not finite', 'your loader returned a value instead of raising']),
     (_fixed_texts_only, ['an unknown key in', 'your loader returned a value instead of raising']),
@@ -469,13 +504,18 @@ def _b2_finiteness_unchecked(reference):
     (lambda ref: _repaired(ref, _flattened), ['tok_emb nested one level deeper',
                                               'returned a value']),
     (_b2_finiteness_unchecked, ['.b2 that is not finite', 'returned a value']),
+    (_refuses_exponents, ['your loader raised ValueError: no exponents, please on ']),
+    (lambda ref: _repaired(ref, _block_size_shorter_than_pos_emb),
+     ['ch08.malformed_programs(', 'with a pos_emb of', 'returned a value']),
+    (_nan_norms_read_as_defaults, ["'] not finite (ch08.malformed_programs(", 'returned a value']),
 ], ids=['finite-arrays-only', 'fixed-texts-only', 'book', 'no-ln', 'no-block-size', 'no-layers', 'unknown-key', 'eval-payload',
         'restricted-eval', 'lax-layers', 'ignores-block-size', 'nested-lists', 'exits',
         'exits-as-value-error', 'eval-behind-value-error', 'word-filter', 'eval-with-exit-replaced',
         'eval-without-builtins-behind-value-error',
         'silent',
         'off-by-a-bit', 'rounded', 'words-as-numbers', 'heads-unchecked', 'out-rows-unchecked',
-        'norm-vectors-unchecked', 'depth-unchecked', 'b2-finiteness-unchecked'])
+        'norm-vectors-unchecked', 'depth-unchecked', 'b2-finiteness-unchecked',
+        'refuses-exponents', 'short-block-size-unchecked', 'nan-norms-unchecked'])
 def test_8_4_wrong_loaders_are_caught(make, fragments):
     fails('8.4', make(answer('8.4')), *fragments)
 

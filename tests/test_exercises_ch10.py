@@ -10,11 +10,11 @@ what the answer gave, never what was due.
 |---|---|---|
 | 10.1 | `lag_posterior(P, lags, x)` equals the Bayesian posterior to 1e-9 after every prefix of the worked example and 14 fresh sequences (one lag, kmin > 1, T = kmax + 1, T = 1000, S 2-6; one of 3,000 tokens whose lags' log-likelihoods lie more than 750 apart: round 22, weights exp(ll - ll of the first lag) overflow past 709 and passed, such a gap being drawn 1 check in 200); the package's posterior, likelihoods and log-probabilities switched off Round 15: lags up to 16 at T from 201 to 999 are drawn too (neither was). | sums starting at each lag's own k; unnormalised; products instead of logs (underflow at T = 1000); one term short |
 | 10.2 | `layer1_matrix(P, lags, T, lam)`: layer 1 equals the chapter's (+-lam on the positions) to 1e-8 for every i > kmax on 16 sequences over the example (lam = 50: ptil[i, k] in slot i - k) and 5 fresh lag sets, each at a lam from 2 to 12 (round 17: lam was always 50, and an answer that ignored it passed); the package's construction switched off | log P not transposed; the band shifted by one; P instead of log P; a soft lam; NaN outputs |
-| 10.3 | `layer2_masks(lags, T)`: at most K sign masks (the budget) for lags {1,2,3,4} at T = 40 and 4 fresh contiguous sets: at every query from 2 kmax each token after the warm-up is averaged by exactly one head, uniformly, with no slot shared in a head; construction and `plan_heads` switched off Round 15: one T from 49 to 149 too (10.4: 41 to 149, 10.6: 45 to 149). | one head for all; period 3; a residue left out; K + 1 masks; non-sign values |
-| 10.4 | `layer3_blocks(lags, T, lam, beta)`: layer-3 scores at the candidates equal lam + beta sum_h mean ptil, outputs equal the reference, on the example (lam = 500, beta = 7) and fresh contiguous sets, each with a lam from 100 to 1,000 and a beta from 1 to 20 (round 17: both were fixed) | the identity block; the wrong shift; the unshifted band |
+| 10.3 | `layer2_masks(lags, T)`: at most K sign masks (the budget) for lags {1,2,3,4} at T = 40 and 4 fresh contiguous sets: at every query from 2 kmax each token after the warm-up is averaged by exactly one head, uniformly, with no slot shared in a head; construction and `plan_heads` switched off Round 15: one T from 49 to 149 too (10.4: 41 to 149, 10.6: 45 to 149). Round 25: the six drawn sets have K = 1 to 6, one each (no single lag was drawn about one check in three). | one head for all; period 3; a residue left out; K + 1 masks; non-sign values; two masks for a single lag (period at least 2) |
+| 10.4 | `layer3_blocks(lags, T, lam, beta)`: layer-3 scores at the candidates equal lam + beta sum_h mean ptil, outputs equal the reference, on the example (lam = 500, beta = 7) and fresh contiguous sets, each with a lam from 100 to 1,000 and a beta from 1 to 20 (round 17: both were fixed); round 25: one fresh set for each K from 1 to 6 | the identity block; the wrong shift; the unshifted band; `(b - a) % K == 1`, right except at K = 1 |
 | 10.5 | a period and residue classes for {3, 5, 7} with at most 3 heads (the budget) that split every residue and pass the rule, the network equal to the analytic predictor, and the reason {1, 3, 4} fails with period 3 (a salted digest) | a colliding period; 5 heads; residues left out; one class; the wrong reason; "b" in lower case (accepted) |
-| 10.6 | `single_head_blocks(lags, T, beta)` for one head (the budget): candidate scores to 1e-9 and outputs equal the reference, with a beta from 1 to 30 per fresh case (round 17: beta was always 10), on the sequences ({2, 5} and 5 fresh pairs, D = 1 to 5, one where the paper's rule fails) | the paper's (a - b - 1) rule; the paper's 0 instead of -lam; the package's block |
-| 10.7 | `how_hard(P, T)`: the smallest integer lam of the definition on S = 5, T = 128 and 7 fresh (P, T) pairs, T from 2 to 100000, a T repeated with another P Round 15: S from 2 to 16 (was 2 to 8). | no factor 2; no pmax/pmin; 4.5; values that never convert (stopped) or never compare (read as numbers) |
+| 10.6 | `single_head_blocks(lags, T, beta)` for one head (the budget): candidate scores to 1e-9 and outputs equal the reference, with a beta from 1 to 30 per fresh case (round 17: beta was always 10), on the sequences ({2, 5} and 15 fresh pairs, one for each D = 1 to 5 and each residue of kmin modulo D, kmin up to 2 D: round 25, odd kmin at D = 2 and kmin = 5 at D = 5 were never drawn) | the paper's (a - b - 1) rule; the paper's 0 instead of -lam; the package's block; shifts fitted to kmin from 1 to 4 (even at D = 2) |
+| 10.7 | `how_hard(P, T)`: the smallest integer lam of the definition on S = 5, T = 128 and 7 fresh (P, T) pairs, T from 2 to 100000, a T repeated with another P Round 15: S from 2 to 16 (was 2 to 8). Round 25: six more put x = ln(T pmax / pmin / 1e-6) / 2 within 1e-8 to 1e-5 of an integer, three above and three below, pmax and pmin in different rows. | no factor 2; no pmax/pmin; 4.5; values that never convert (stopped) or never compare (read as numbers); ln(1e6) / 2 rounded to 6.9; 7 in its place; the largest ratio within one row |
 | 10.8 | `one_head_budget(T, lags, beta_c)`: the count (the package's design) and Prop. 1's beta (checked by running Proposition 1 against the K-head network at balanced queries) on the chapter's example and 8 fresh cases, T at every residue modulo K Round 15: kmin from 2 to 8 (was 2 to 4). | every token counted; the paper's fraction; beta_c unscaled; a NaN beta |
 
 Red team (attacks written from the checker source alone; each must fail):
@@ -110,8 +110,11 @@ def test_drawn_cases_cover_what_the_docstrings_promise():
         assert T == 3000 and ll.max() - max(ll.mean(), ll[0]) > 750
         assert all(lags == tuple(range(lags[0], lags[-1] + 1)) and T >= 2 * lags[-1] + 2
                    for _, lags, T, _ in ch10.mask_cases(seed))
-        Ds = sorted(lags[1] - lags[0] for _, lags, *_ in ch10.pair_cases(seed)[:5])
-        assert Ds == [1, 2, 3, 4, 5]
+        pairs = {(b - a, a % (b - a)) for _, (a, b), *_ in ch10.pair_cases(seed)[:15]}
+        assert pairs == {(D, r) for D in range(1, 6) for r in range(D)}    # round 25
+        assert all(a <= 2 * (b - a) for _, (a, b), *_ in ch10.pair_cases(seed))
+        for cases in (ch10.mask_cases(seed), ch10.selection_cases(seed)):  # round 25: K = 1
+            assert sorted(len(lags) for _, lags, *_ in cases) == [1, 2, 3, 4, 5, 6]
         for cases in (ch10.mask_cases(seed), ch10.pair_cases(seed), ch10.selection_cases(seed)):
             assert 150 <= cases[-1][2] <= 300 and 41 <= cases[-2][2] <= 149    # round 15
             assert all(T <= 48 for _, _, T, *_ in cases[:-2])
@@ -127,6 +130,10 @@ def test_drawn_cases_cover_what_the_docstrings_promise():
         Ts = [T for _, T, _ in ch10.hardness_cases(seed)]
         assert Ts[0] == 2 and Ts[5] in Ts[1:5] and Ts[6] in Ts[1:5] and Ts[4] > 5000
         sizes.update(S for S, _, _ in ch10.hardness_cases(seed))
+        for side, (S, T, P) in zip((1, -1) * 3, ch10.hardness_cases(seed)[7:]):  # round 25
+            x = np.log(T * P.max() / P.min() * 1e6) / 2
+            assert 1e-9 < side * (x - round(x)) < 2e-5 and 2 <= T <= 100_000
+            assert np.allclose(P.sum(1), 1) and P.argmin() // S != P.argmax() // S
         kmins.add(budget[0][1][0])
     assert max(far) > 8 and max(sizes) > 8 and max(kmins) > 4   # round 15: never drawn before
 
@@ -266,6 +273,38 @@ def hard_no_ratio(P, T):
     return int(np.floor(np.log(T * 1e6) / 2)) + 1
 
 
+def hard_rounded_constant(P, T):                 # round 25: ln(1e6) / 2 = 6.9078 as 6.9
+    return int(np.floor(np.log(T * P.max() / P.min()) / 2 + 6.9)) + 1
+
+
+def hard_seven(P, T):                            # round 25: 7 for ln(1e6) / 2
+    return int(np.floor(np.log(T * P.max() / P.min()) / 2 + 7)) + 1
+
+
+def hard_row_ratio(P, T):                        # round 25: the ratio taken within each row
+    r = max(row.max() / row.min() for row in P)
+    return int(np.floor(np.log(T * r * 1e6) / 2)) + 1
+
+
+def masks_period_at_least_two(lags, T):          # round 25: wrong only for a single lag
+    i, j = grid(T)
+    K = max(len(lags), 2)
+    return [np.where((i >= j) & (j > max(lags)) & ((i - j) % K == h), 1, -1) for h in range(K)]
+
+
+def blocks_next_slot(lags, T, lam, beta):        # round 25: (b - a) % K == 1, void at K = 1
+    band, _ = REF['10.4'](lags, T, lam, beta)
+    i, j = grid(T)
+    return band, beta * ((j - i) % len(lags) == 1)
+
+
+def pair_shift_fitted(lags, T, beta):            # round 25: right for the kmin once drawn
+    kmin, D = min(lags), max(lags) - min(lags)
+    mask, _ = REF['10.6'](lags, T, beta)
+    shift = 3 if D == 2 else 2 * kmin - 1 if kmin < 5 else 1
+    return mask, paper_block(lags, T, beta, shift)
+
+
 def budget_all_tokens(T, lags, beta_c):
     return T - max(lags), len(lags) * beta_c
 
@@ -319,6 +358,12 @@ WRONG = [
     ('10.7', hard_no_factor_two, 'the example case (S = 5, T = 128'),
     ('10.7', hard_no_ratio, 'the smallest integer lam'),
     ('10.7', lambda P, T: 4.5, 'lam must be an integer; got 4.5'),
+    ('10.7', hard_rounded_constant, 'hardness_cases(', 'the smallest integer lam'),
+    ('10.7', hard_seven, 'hardness_cases(', 'the smallest integer lam'),
+    ('10.7', hard_row_ratio, 'hardness_cases(', 'the smallest integer lam'),
+    ('10.3', masks_period_at_least_two, 'mask_cases(', 'lags = [', 'list of 1 to 1 masks'),
+    ('10.4', blocks_next_slot, 'selection_cases(', 'score lam +'),
+    ('10.6', pair_shift_fitted, 'pair_cases(', 'score lam +'),
     ('10.8', budget_all_tokens, 'the example case (T = 128, lags = [1, 2, 3], beta_c = 100.0): '
                                 'the count: your answer gave 125'),
     ('10.8', budget_paper_float, 'must be an integer'),
@@ -490,7 +535,8 @@ def test_a_table_of_the_packages_blocks_for_small_t_does_not_pass():
     def tabulated(lags, T, lam, beta):
         band, B = table[tuple(int(k) for k in lags), int(T)]
         return lam * band, beta * B
-    fails('10.4', tabulated, 'case 4 of ch10.selection_cases(')
+    result = fails('10.4', tabulated, 'of ch10.selection_cases(')
+    assert seed_of(result)[2] > 44          # case 4 (T from 41 to 149) or the last
 
 
 @pytest.mark.parametrize('puzzle', sorted(PACKAGE_ANSWERS))

@@ -203,6 +203,13 @@ def _subsets(rng, numbers, count, max_len):
                                            replace=False).tolist()) for _ in range(count)]
 
 
+def _each_length(rng, numbers, max_len, per_length=1):
+    """``per_length`` random subsets of ``numbers`` of every size 1..max_len (round 25: a
+    fixed count of random sizes left some sizes out of most checks)."""
+    return [(f'{n} random numbers', rng.choice(numbers, size=n, replace=False).tolist())
+            for n in range(1, max_len + 1) for _ in range(per_length)]
+
+
 @checker('5.1')
 def check_5_1(params):
     """Sort with a vocabulary of at least 33 on one layer with d_model <= 6."""
@@ -303,13 +310,25 @@ def check_5_4(params):
                       'transformer, any code length or ranks); 5.4 asks for a construction of '
                       'your own')
     rng = toolkit.fresh_rng()
-    hidden = _runs(rng, 1, 999, 30) + _subsets(rng, np.arange(1, 1000), 25, 30)
+    hidden = _runs(rng, 1, 999, 30) + _each_length(rng, np.arange(1, 1000), 30, 2)
     _judge_sort(params, visible_cases('5.4'), hidden, SORT_HINT)
     return Passed(f'inputs of up to 30 distinct numbers from 1..999 sorted: the 6 of '
                   f'ch05.visible_cases(\'5.4\'), runs of neighbours that put every number and '
-                  f'every pair of neighbours of 1..999 in some input, and 25 random inputs, drawn '
-                  f'afresh; {cfg["n_layers"]} layer(s), budget kept: d_model {cfg["d_model"]:,} '
-                  f'<= 2,048')
+                  f'every pair of neighbours of 1..999 in some input, and two random inputs of '
+                  f'every length from 1 to 30, drawn afresh; {cfg["n_layers"]} layer(s), '
+                  f'budget kept: d_model {cfg["d_model"]:,} <= 2,048')
+
+
+def _each_distinct_count(rng, longest=12, top=15):
+    """A multiset of 1..top for every length n <= longest and every count k <= n of distinct
+    numbers, the n - k repeats spread at random (round 25: all distinct, or one repeat, at
+    lengths 8-12 were missing from most checks)."""
+    out = []
+    for n, k in ((n, k) for n in range(1, longest + 1) for k in range(1, n + 1)):
+        counts = 1 + rng.multinomial(n - k, np.ones(k) / k)
+        values = np.repeat(rng.choice(np.arange(1, top + 1), size=k, replace=False), counts)
+        out.append((f'{n} numbers, {k} of them distinct', rng.permutation(values).tolist()))
+    return out
 
 
 @checker('5.6')
@@ -323,6 +342,7 @@ def check_5_6(params):
             rest = rng.integers(1, 16, size=int(rng.integers(0, 13 - copies)))
             hidden.append((f'{copies} copies of {value} among others',
                            rng.permutation(np.concatenate([[value] * copies, rest])).tolist()))
+    hidden += _each_distinct_count(rng)
     for _ in range(600):
         pool = rng.choice(np.arange(1, 16), size=int(rng.integers(1, 13)), replace=False)
         hidden.append(('a random multiset', rng.choice(pool, size=int(rng.integers(1, 13)))
@@ -330,8 +350,31 @@ def check_5_6(params):
     count = _judge_sort(params, visible_cases('5.6'), hidden, 'a number is printed again while '
                         'the input holds more copies of it than were printed')
     return Passed(f'{count:,} inputs sorted with their repeats: the 13 of ch05.visible_cases'
-                  f'(\'5.6\'), every number 1..15 with every count of copies 1..12, and 600 random '
-                  f'multisets of 1-12 numbers, drawn afresh')
+                  f'(\'5.6\'), every number 1..15 with every count of copies 1..12, every length '
+                  f'1-12 with every count of distinct numbers, and 600 random multisets of 1-12 '
+                  f'numbers, drawn afresh')
+
+
+def _with_widths(rng, widths):
+    """Distinct numbers below 1,000 with these numbers of digits, in random order."""
+    widths = np.asarray(widths)
+    values = [v for w in (1, 2, 3) for v in rng.choice(
+        np.arange(10 ** (w - 1) if w > 1 else 0, 10 ** w), size=int((widths == w).sum()),
+        replace=False).tolist()]
+    return rng.permutation(values).tolist()
+
+
+def _lists_of_every_size(rng):
+    """A list for every prompt size of 5.7, 2 to 32 tokens (a number of w digits takes w + 1
+    tokens with its COMMA or END): k numbers, 2k <= size <= 4k, the extra digits spread
+    among them at random (round 25: some sizes were missing from most checks)."""
+    out = []
+    for size in range(2, 33):
+        k = int(rng.choice([k for k in range(1, 9) if 2 * k <= size <= 4 * k]))
+        widths = np.ones(k, dtype=int)
+        np.add.at(widths, rng.choice(np.repeat(np.arange(k), 2), size - 2 * k, replace=False), 1)
+        out.append((f'a random list of {size} tokens', _with_widths(rng, widths)))
+    return out
 
 
 @checker('5.7')
@@ -340,21 +383,16 @@ def check_5_7(params):
     params, _ = _program(params, 12, 'digits 0-9, COMMA = 10, END = 11', 64,
                          'up to 32 input tokens and as many outputs')
     rng = toolkit.fresh_rng()
-    hidden = _runs(rng, 0, 999, 8)
-    for _ in range(40):
-        k = int(rng.integers(1, 9))
-        width = rng.integers(1, 4, size=k)               # mix 1-, 2- and 3-digit numbers
-        values = set()
-        while len(values) < k:
-            w = int(width[len(values)])
-            values.add(int(rng.integers(0 if w == 1 else 10 ** (w - 1), 10 ** w)))
-        hidden.append(('a random list', rng.permutation(sorted(values)).tolist()))
+    hidden = _runs(rng, 0, 999, 8) + _lists_of_every_size(rng)
+    hidden += [('a random list', _with_widths(rng, rng.integers(1, 4, size=rng.integers(1, 9))))
+               for _ in range(40)]                # mixed widths: 1, 2 or 3 digits
     _judge_sort(params, visible_cases('5.7'), hidden, 'the output is the same numbers in '
                 'ascending order, digit by digit, COMMA between numbers and END last', digits=True)
     return Passed('lists of 1-8 distinct numbers below 1,000 sorted in the digit format: '
                   'the 11 of ch05.visible_cases(\'5.7\'), runs of neighbours that put every '
-                  'number and every pair of neighbours of 0..999 in some list, and 40 random '
-                  'lists of mixed widths, drawn afresh')
+                  'number and every pair of neighbours of 0..999 in some list, a random list '
+                  'of every length from 2 to 32 tokens and 40 random lists of mixed widths, '
+                  'drawn afresh')
 
 
 PUZZLES = [

@@ -3,7 +3,8 @@ are in ``taotp.exercises.training``).
 
 7.3, 7.7, 7.8 and 7.10 draw part of their cases from a fresh seed on every check; a message
 about such a case names the seed and the public function that rebuilds the cases
-(``shift_cases``, ``window_cases``, ``sizes_7_8``, ``padding_cases``), never the expected value.
+(``shift_cases``, ``far_shift_cases``, ``window_cases``, ``sizes_7_8``, ``padding_cases``),
+never the expected value.
 """
 import re
 
@@ -31,6 +32,7 @@ DRAWN_7_3 = 10
 LONG_7_3 = 4        # drawn tables longer than any fixed one (round 12: a T fitted on 1000 rows)
 FAR_7_3 = 100_000   # then rows of tables up to this long (a T fitted on 4000 rows passed)
 FAR_ROWS_7_3 = 1000
+FAR_SHIFT_7_3 = (4001, 90_000)  # shifts tried on far rows only (round 25: eye(d) past 4000 passed)
 
 
 def shift_cases(seed):
@@ -58,6 +60,21 @@ def far_rows(seed, number, q, delta):
     return np.sort(rng.integers(q, FAR_7_3 - max(delta, 0), size=FAR_ROWS_7_3))
 
 
+def far_shift_cases(seed):
+    """The (delta, d, rows) that a check of ``seed`` tries on rows of long tables only (no table
+    is built): one shift of each sign, |delta| from 4,001 to 90,000, the first with d from 400
+    to 512, the second from 2 to 512; 1000 rows j drawn so that j and j + delta both lie in
+    [0, 100000)."""
+    rng = np.random.default_rng([seed, FAR_7_3])
+    cases = []
+    for number, sign in enumerate(rng.permutation([-1, 1])):
+        delta = int(sign) * int(rng.integers(FAR_SHIFT_7_3[0], FAR_SHIFT_7_3[1] + 1))
+        d = 2 * int(rng.integers(200, 257) if number == 0 else rng.integers(1, 257))
+        rows = rng.integers(max(0, -delta), FAR_7_3 - max(delta, 0), size=FAR_ROWS_7_3)
+        cases.append((delta, d, np.sort(rows)))
+    return cases
+
+
 def og_rows(rows, d):
     """Rows ``rows`` of ``og_embedding(q, d)`` (any q past them) by the same formula, without
     building the table: the phase of row j in column pair k is j / 10000 ** (2k / d)."""
@@ -67,19 +84,18 @@ def og_rows(rows, d):
     return out
 
 
-def _far_finding(on, T, delta, d, rows):
-    """The Finding for the worst of ``rows`` (beyond the case's table) that T does not shift to
-    1e-9, or None."""
+def _far_finding(on, T, delta, d, rows, why):
+    """The Finding for the worst of ``rows`` (of tables longer than any built) that T does not
+    shift to 1e-9, or None; ``why`` ends the message."""
     off = np.abs(og_rows(rows, d) @ T - og_rows(rows + delta, d)).max(axis=1)
     if off.max() < 1e-9:
         return None
     worst = int(np.argmax(off))
     j = int(rows[worst])
     return Finding(f'{on}: og_embedding({max(j, j + delta) + 1}, {d})[{j}] @ T should be row '
-                   f'{j + delta}, but is off by {off[worst]:.2e}; T is right on the case\'s '
-                   f'own table but not on a longer one (tables of up to {FAR_7_3:,} positions '
-                   f'are tried): a T fitted to the rows of one table is not the shift for every '
-                   f'length; build it from the formula', (delta, d))
+                   f'{j + delta}, but is off by {off[worst]:.2e}; {why} (tables of up to '
+                   f'{FAR_7_3:,} positions are tried): build T from the formula, for every '
+                   f'shift and every length', (delta, d))
 
 
 @checker('7.3')
@@ -96,7 +112,9 @@ def check_7_3(shift_matrix):
         rows = np.arange(max(0, -delta), min(q, q - delta))
         off = np.abs(E[rows] @ T - E[rows + delta]).max(axis=1)
         if off.max() < 1e-9:
-            far = _far_finding(on, T, delta, d, far_rows(seed, number, q, delta))
+            far = _far_finding(on, T, delta, d, far_rows(seed, number, q, delta),
+                               'T is right on the case\'s own table but not on a longer one, '
+                               'as a T fitted to the rows of one table would be')
             if far is None:
                 continue
             raise far
@@ -108,14 +126,25 @@ def check_7_3(shift_matrix):
                     f'at the sign of the sine terms, and at which side of T the row vector sits)')
         raise Finding(f'{on}: og_embedding({q}, {d})[{j}] @ T should be row {j + delta}, but '
                       f'is off by {off[rows == j][0]:.2e}{hint}', (delta, d))
+    for number, (delta, d, rows) in enumerate(far_shift_cases(seed)):
+        on = f'delta={delta}, d={d} ({_drawn("ch07.far_shift_cases", seed, number)})'
+        T = toolkit.call(shift_matrix, delta, d, what='your shift_matrix', on=on)
+        T = toolkit.array(T, (d, d), what=f'shift_matrix({delta}, {d})')
+        far = _far_finding(on, T, delta, d, rows, f'a shift this long is judged on '
+                           f'{FAR_ROWS_7_3} rows drawn from the whole table')
+        if far is not None:
+            raise far
     deltas, dims, _ = zip(*_FIXED_SHIFTS)
+    low, high = FAR_SHIFT_7_3
     return Passed(f'exact to 1e-9 on every valid row for {len(cases)} (delta, d) pairs: '
                   f'{len(_FIXED_SHIFTS)} fixed (d from {min(dims)} to {max(dims)}, powers of two '
                   f'and others, delta from {min(deltas)} to {max(deltas)}, zero included, tables '
                   f'of up to 1000 positions) and {DRAWN_7_3 + LONG_7_3} drawn for this check (d '
                   f'up to 512, {LONG_7_3} on tables of 1001 to 4000 positions, shifts of 1000 '
                   f'and more included), each also on {FAR_ROWS_7_3} rows of tables of up to '
-                  f'{FAR_7_3:,} positions; taotp.encodings.shift_by_delta was switched off')
+                  f'{FAR_7_3:,} positions; then 2 shifts of {low:,} to {high:,} (one of each '
+                  f'sign, d up to 512) on {FAR_ROWS_7_3} rows of such tables; '
+                  f'taotp.encodings.shift_by_delta was switched off')
 
 
 # ---------------------------------------------------------------- 7.7
@@ -390,8 +419,9 @@ def padding_cases(seed):
     padding from 0 to all dims, one shape with three answers, a medium and an outlier direction,
     a rotated rotation encoding, five of these shuffled, rotated, moved and scaled, two of one
     dimension a little over and under 2 eps wide, four with a loud direction only a few eps
-    wide and four of drawn sizes.  A draw without a wide gap
-    (very rare) is redrawn."""
+    wide, four of drawn sizes, one with an outlier 3 to 6 eps out and four with fewer rows
+    than dims (one row, two rows, and two with q one to three below d).  A draw without a
+    wide gap (very rare) is redrawn."""
     rng = np.random.default_rng(seed)
 
     def gapped(draw, eps, m, outlier=0.0):
@@ -450,6 +480,16 @@ def padding_cases(seed):
     cases.append(case(int(rng.integers(500, 1001)), 10, int(rng.integers(0, 9)), 1e-3,
                       f', one more direction quiet but for a single row {away} eps away',
                       outlier=away))
+    # fewer rows than dims: centred, q rows span at most q - 1 directions, so the other d - q + 1
+    # are flat; a single row, two rows apart, then q just below d (round 25: the reduced SVD,
+    # which returns only min(q, d) directions, passed)
+    sizes = [(1, int(rng.integers(2, 25))), (2, int(rng.integers(3, 25)))]
+    for d in rng.integers(6, 25, size=2):
+        sizes.append((int(d) - int(rng.integers(1, 4)), int(d)))
+    for q, d in sizes:
+        loud = 0 if q == 1 else 1 if q == 2 else int(rng.integers(1, q))
+        eps = float(rng.choice([1e-3, 1e-2]))
+        cases.append(case(q, d, d - loud, eps, ', fewer rows than dims'))
     return cases
 
 
@@ -467,14 +507,15 @@ def check_7_10(padding_dim):
                           f'got {got.item()!r}', on)
         if int(got) != want:
             raise toolkit.wrong(on, int(got), 'look at the spread of the rows along every '
-                                'direction, not only along the axes, and at which directions fit '
-                                'in one eps-ball together')
+                                'direction of R^d (those the rows do not span included), not '
+                                'only along the axes, and at which directions fit in one eps-ball '
+                                'together')
     return Passed(f'right on {len(cases)} encodings drawn for this check, whose quiet subspace is '
                   f'hidden by a random rotation and offset (padding from 0 to all dims, equal '
                   f'shapes with different answers, a direction quiet but for one row 3 to 25 '
                   f'eps out, the same encodings shuffled, rotated and rescaled, a loud direction '
-                  f'only a few eps '
-                  f'wide; the quiet part fits in a ball of radius eps / 2 and no more '
+                  f'only a few eps wide, fewer rows than dims down to a single row; the '
+                  f'quiet part fits in a ball of radius eps / 2 and no more '
                   f'dimensions fit in a box of half-width eps, so the Euclidean and '
                   f'per-coordinate readings agree)')
 

@@ -216,14 +216,21 @@ _TRIPWIRES = (
 
 # ----------------------------------------------------------------------------- random programs
 
-def _random_program(rng):
-    """(compact text, full params) of a random small program: each default (layer norms, a
-    tied ``out_emb``, a zero ``pos_emb``, no layers) is left out half the time; numbers are
-    ints or floats of any length; an MLP of width 0 is written ``"M2": []``."""
+def _random_program(rng, exponents=False):
+    """(compact text, full params) of a random small program: each default (layer norms, a tied
+    ``out_emb``, a zero ``pos_emb``, no layers) is left out half the time; numbers are ints, floats
+    of any length or exponent forms (tok_emb if ``exponents``); ``"M2": []`` is an empty MLP."""
     d, vocab, block = (int(rng.integers(1, 5)), int(rng.integers(1, 6)), int(rng.integers(1, 6)))
 
-    def put(text, params, key, shape):            # whole numbers as ints, or rounded floats
-        if rng.random() < 0.4:
+    def exponent_form():          # 1e-05 as repr(float) writes it; 2E3, -2.5E+3 as others do
+        mark = rng.choice(['e', 'E', 'e+', 'E+', 'e-', 'E-']) + '0' * int(rng.integers(2))
+        return f'{rng.integers(-9999, 10000) / 1000:g}{mark}{rng.integers(13)}'
+
+    def put(text, params, key, shape):            # ints, rounded floats, or exponent forms
+        if exponents and key == 'tok_emb' or rng.random() < 0.15:      # (round 25: none drawn)
+            forms = np.array([exponent_form() for _ in np.empty(shape).flat], object).reshape(shape)
+            params[key], text[key] = forms.astype(np.float64), ('~' + forms + '~').tolist()
+        elif rng.random() < 0.4:
             params[key] = rng.integers(-3, 4, size=shape).astype(np.float64)
             text[key] = params[key].astype(np.int64).tolist()
         else:
@@ -269,7 +276,8 @@ def _random_program(rng):
     norm(text, params, 'lnf')
     keys = list(text)
     rng.shuffle(keys)                             # any order of the fields
-    return json.dumps({k: text[k] for k in keys}, indent=int(rng.integers(0, 3)) or None), params
+    text = json.dumps({k: text[k] for k in keys}, indent=int(rng.integers(0, 3)) or None)
+    return text.replace('"~', '').replace('~"', ''), params
 
 
 RANDOM_PROGRAMS = 12
@@ -278,7 +286,7 @@ RANDOM_PROGRAMS = 12
 def random_programs(seed, count=RANDOM_PROGRAMS):
     """(compact text, full params) of the random programs of one check of 8.4."""
     rng = np.random.default_rng(seed)
-    return [_random_program(rng) for _ in range(count)]
+    return [_random_program(rng, exponents=i < 2) for i in range(count)]
 
 
 def dumped_program(seed):
@@ -292,9 +300,10 @@ ARRAY_FIELDS = ('tok_emb', 'pos_emb', 'out_emb', 'Q', 'K', 'V', 'P', 'M1', 'b1',
 # at random let a loader that never checked b1, and one that read a layer norm's "0.5" as a
 # number, pass; round 19: leading sizes, head counts, depth, empty fields and the shape of a
 # layer norm were never broken; round 21: a non-finite number, a ragged row and an empty
-# field were each put in one field drawn at random)
+# field were each put in one field drawn at random; round 25: a norm's NaN, len(pos_emb) - 1)
 MALFORMED_KINDS = (
-    'norm', 'key', 'block', 'contradicts', 'zero width', 'depth:less', 'heads:QK', 'heads:VP',
+    'norm:nan', 'norm:inf', 'key', 'block', 'contradicts:less', 'contradicts:more', 'zero width',
+    'depth:less', 'heads:QK', 'heads:VP',
     *(f'{kind}:{field}' for kind in ('trailing', 'finite', 'empty') for field in ARRAY_FIELDS),
     *(f'ragged:{field}' for field in ARRAY_FIELDS if field not in ('b1', 'b2')),
     *(f'leading:{field}' for field in ('out_emb', 'Q', 'K', 'V', 'P', 'M1', 'M2')),
@@ -308,11 +317,10 @@ def malformed_programs(seed):
     """(what, text) of the malformed texts one check of 8.4 draws: random compact programs,
     each broken one way, once per entry of ``MALFORMED_KINDS`` (a wrong trailing size, and a
     wrong depth, in each field; a wrong leading size or head count; a ragged row; an empty
-    field, d_model 0; a number that is not finite in an array (NaN, or +-1e999) or in a
-    layer norm (+-1e999); a layer norm's vector of the wrong length; an unknown key at some
-    level; a block_size that is not a positive whole number, or that contradicts pos_emb; a
-    string, true, false or null where a number belongs); only texts the package's own loader
-    refuses are kept."""
+    field, d_model 0; NaN or +-1e999 in an array, both in a layer norm; a layer norm's vector
+    of the wrong length; an unknown key at some level; a block_size that is not a positive
+    whole number, or one more and one less than pos_emb's rows; a string, true, false or null
+    where a number belongs); only texts the package's own loader refuses are kept."""
     rng = np.random.default_rng([seed, 84])
     out, kinds, tries = [], list(MALFORMED_KINDS), 0
     while kinds:
@@ -430,7 +438,7 @@ def _break(tree, kind, rng):
         norms = _norms(tree)
         where, norm = norms[int(rng.integers(len(norms)))]
         key = str(rng.choice(['gamma', 'beta']))
-        norm[key] = float(rng.choice([np.inf, -np.inf]))     # written 1e999: read as a number
+        norm[key] = np.nan if target == 'nan' else float(rng.choice([np.inf, -np.inf]))  # 1e999
         what = f'{where}[{key!r}] not finite'
     elif kind == 'key':
         places = [('the top level', tree)] + [(f'layers[{i}]', layer) for i, layer in
@@ -464,9 +472,9 @@ def _break(tree, kind, rng):
         parent[key] = [str(number), True, False, None][int(rng.integers(4))]
         what = f'{where} written as {json.dumps(parent[key])}'
     else:
-        if 'pos_emb' not in tree:
+        if len(tree.get('pos_emb', [])) < (2 if target == 'less' else 1):   # never block_size 0
             return None
-        tree['block_size'] = len(tree['pos_emb']) + int(rng.choice([-1, 1]))
+        tree['block_size'] = len(tree['pos_emb']) + (1 if target == 'more' else -1)
         what = f'block_size {tree["block_size"]} with a pos_emb of {len(tree["pos_emb"])} rows'
     return what, json.dumps(tree).replace('Infinity', '1e999')   # NaN stays a name
 
@@ -573,12 +581,12 @@ def check_8_4(my_compile):
                      'it evaluated code; parse the text, never eval it')
     return Passed(f'reads both printed listings and a dumped random program exactly; '
                   f'{len(_COMPACT_CASES) + RANDOM_PROGRAMS} compact forms ({RANDOM_PROGRAMS} '
-                  f'random, drawn for this check: any field order, ints and floats, MLPs of '
-                  f'width 0) equal their full forms; raises with a message on {len(_MALFORMED)} '
-                  f'malformed texts and {MALFORMED_DRAWN} drawn for this check; refuses '
-                  f'{len(_EXPRESSIONS) + 1 + len(_TRIPWIRES) + CODE_DRAWN} texts holding code '
-                  f'({CODE_DRAWN} drawn for this check, of {len(CODE_KINDS)} kinds) and never '
-                  f'runs them; the package\'s own loader was switched off')
+                  f'random, drawn for this check: any field order, ints, floats and exponent '
+                  f'forms, MLPs of width 0) equal their full forms; raises with a message on '
+                  f'{len(_MALFORMED)} malformed texts and {MALFORMED_DRAWN} drawn for this check; '
+                  f'refuses {len(_EXPRESSIONS) + 1 + len(_TRIPWIRES) + CODE_DRAWN} texts holding '
+                  f'code ({CODE_DRAWN} drawn for this check, of {len(CODE_KINDS)} kinds) and '
+                  f'never runs them; the package\'s own loader was switched off')
 
 
 PUZZLES = [

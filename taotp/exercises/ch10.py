@@ -23,12 +23,13 @@ LAM_1, LAM, BETA_4, BETA_6, TOLERANCE_7 = 50.0, 500.0, 7.0, 10.0, 1e-6
 
 
 def _lag_set(rng, kind):
-    """A lag set of one kind: 'one lag', 'kmin > 1' or 'any' (1 to 5 lags below 9; 'far lags':
-    below 17),
-    'contiguous' (1 to 6 lags from kmin <= 4), or an int D: two lags D apart (for D = 2
-    kmin is even, where the paper's single-head rule fails)."""
+    """A lag set of one kind: a tuple (taken as it is), 'one lag', 'kmin > 1' or 'any' (1 to 5
+    lags below 9; 'far lags': below 17), 'contiguous' (1 to 6 lags from kmin <= 4), or an int
+    D: two lags D apart, kmin from 1 to 2 D (every residue modulo D, twice)."""
+    if isinstance(kind, tuple):
+        return kind
     if isinstance(kind, int):
-        kmin = 2 * int(rng.integers(1, 3)) if kind == 2 else int(rng.integers(1, 5))
+        kmin = int(rng.integers(1, 2 * kind + 1))
         return kmin, kmin + kind
     if kind == 'contiguous':
         kmin = int(rng.integers(1, 5))
@@ -38,6 +39,14 @@ def _lag_set(rng, kind):
     top = 17 if kind == 'far lags' else 9
     return tuple(sorted(int(k) for k in rng.choice(np.arange(2 if kind == 'kmin > 1' else 1, top),
                                                    int(rng.integers(1, 6)), replace=False)))
+
+
+def _every_k(seed):
+    """Six contiguous lag sets, one for each K from 1 to 6 in a random order, kmin from 1 to 4
+    (round 25: a check drew no single lag about one time in three)."""
+    rng = np.random.default_rng([seed, 5])
+    return [tuple(range(kmin, kmin + int(K))) for K in rng.permutation(np.arange(1, 7))
+            for kmin in [int(rng.integers(1, 5))]]
 
 
 def _draw(seed, kinds, T_top, S_top=5, n_seq=2, T_low=lambda lags: lags[-1] + 1):
@@ -200,12 +209,14 @@ def check_10_2(layer1_matrix):
 # ----------------------------------------------------------------------------- 10.3
 
 def mask_cases(seed):
-    """The drawn cases of one 10.3 check: 6 tuples ``(P, lags, T, [])``: contiguous lags (1 to
-    6 from kmin <= 4), T from 2 kmax + 2 to 48, one from 49 to 149 (round 15: none was
-    tried), then one from 150 to 300 (too many masks to tabulate); P is not used."""
-    return _draw(seed, ['contiguous'] * 4, 48, n_seq=0, T_low=lambda lags: 2 * lags[-1] + 2) \
-        + _draw([seed, 2], ['contiguous'], 149, n_seq=0, T_low=lambda lags: 49) \
-        + _draw([seed, 1], ['contiguous'], 300, n_seq=0, T_low=lambda lags: 150)
+    """The drawn cases of one 10.3 check: 6 tuples ``(P, lags, T, [])``: contiguous lags, one
+    set for each K from 1 to 6 (``_every_k``), T from 2 kmax + 2 to 48, one from 49 to 149
+    (round 15: none was tried), then one from 150 to 300 (too many masks to tabulate); P is
+    not used."""
+    sets = _every_k(seed)
+    return _draw(seed, sets[:4], 48, n_seq=0, T_low=lambda lags: 2 * lags[-1] + 2) \
+        + _draw([seed, 2], sets[4:5], 149, n_seq=0, T_low=lambda lags: 49) \
+        + _draw([seed, 1], sets[5:], 300, n_seq=0, T_low=lambda lags: 150)
 
 
 def _suspect_queries(weights, lags):
@@ -271,11 +282,10 @@ def check_10_3(layer2_masks):
             if problem:
                 raise Finding(f'{on}: {problem}')
     return Passed(f'{len(cases)} lag sets (lags {{1,2,3,4}} at T = 40 and {len(cases) - 1} '
-                  f'contiguous sets drawn afresh, one at T from 49 to 149, the last from 150 '
-                  f'to 300) with at most K '
-                  f'heads each: at every query from 2 kmax on each token after the warm-up is '
-                  f'averaged by exactly one head, uniformly, and no head mixes two transitions '
-                  f'in one slot')
+                  f'contiguous sets drawn afresh, one for each K from 1 to 6, one at T from 49 '
+                  f'to 149, the last from 150 to 300) with at most K heads each: at every '
+                  f'query from 2 kmax on each token after the warm-up is averaged by exactly '
+                  f'one head, uniformly, and no head mixes two transitions in one slot')
 
 
 # ----------------------------------------------------------------------------- 10.4 and 10.6
@@ -314,12 +324,13 @@ def _blocks_judged(case, on, lam, beta, B, band=None, mask2=None, heads=None, hi
 
 def selection_cases(seed):
     """The drawn cases of one 10.4 check: 6 tuples ``(P, lags, T, xs, lam, beta)``:
-    contiguous lags (1 to 6 from kmin <= 4), T up to 40, one from 41 to 149, then one from 150
-    to 300 (too many blocks to tabulate), S from 2 to 5, 2 sequences each; lam from 100 to
-    1,000 and beta from 1 to 20 (round 17: they were always 500 and 7)."""
-    cases = _draw(seed, ['contiguous'] * 4, 40, T_low=lambda lags: 2 * lags[-1] + len(lags) + 2) \
-        + _draw([seed, 2], ['contiguous'], 149, T_low=lambda lags: 41) \
-        + _draw([seed, 1], ['contiguous'], 300, T_low=lambda lags: 150)
+    contiguous lags, one set for each K from 1 to 6 (``_every_k``), T up to 40, one from 41 to
+    149, then one from 150 to 300 (too many blocks to tabulate), S from 2 to 5, 2 sequences
+    each; lam from 100 to 1,000 and beta from 1 to 20 (round 17: they were always 500 and 7)."""
+    sets = _every_k(seed)
+    cases = _draw(seed, sets[:4], 40, T_low=lambda lags: 2 * lags[-1] + len(lags) + 2) \
+        + _draw([seed, 2], sets[4:5], 149, T_low=lambda lags: 41) \
+        + _draw([seed, 1], sets[5:], 300, T_low=lambda lags: 150)
     return _with(cases, seed, lam=lambda rng: round(10 ** rng.uniform(2, 3)),
                  beta=lambda rng: round(rng.uniform(1, 20), 2))
 
@@ -338,18 +349,25 @@ def check_10_4(layer3_blocks):
     return Passed(f'layer-3 scores equal lam + beta * sum_h mean ptil at the candidate keys from '
                   f'query 2 kmax + K - 1 on, and the outputs equal the reference, on '
                   f'{sum(len(c[3]) for c in cases)} sequences: the chapter\'s example and '
-                  f'{len(cases) - 1} contiguous lag sets drawn afresh, one at T from 41 to 149, '
-                  f'the last from 150 to 300 (lam = {LAM:g} and beta = {BETA_4:g} on the '
-                  f'example, then lam from 100 to 1,000 and beta from 1 to 20)')
+                  f'{len(cases) - 1} contiguous lag sets drawn afresh, one for each K from 1 '
+                  f'to 6, one at T from 41 to 149, the last from 150 to 300 (lam = {LAM:g} and '
+                  f'beta = {BETA_4:g} on the example, then lam from 100 to 1,000 and beta from '
+                  f'1 to 20)')
 
 
 def pair_cases(seed):
-    """The drawn cases of one 10.6 check: 7 tuples ``(P, lags, T, xs, beta)``: two lags D
-    apart, one for each D from 1 to 5 in a random order, kmin up to 4 (even for D = 2), T up
-    to 44, then one with T from 45 to 149 and one from 150 to 300 (too many blocks to
-    tabulate); beta from 1 to 30 (round 17: it was always 10)."""
-    Ds = [int(D) for D in np.random.default_rng([seed, 6]).permutation(np.arange(1, 6))]
-    cases = _draw(seed, Ds, 44, T_low=lambda lags: 2 * lags[-1] + 4) \
+    """The drawn cases of one 10.6 check: 17 tuples ``(P, lags, T, xs, beta)``: two lags D
+    apart, 15 with T up to 44, one for each D from 1 to 5 and each residue of kmin modulo D
+    (kmin from 1 to 2 D; the right shift 2 kmin - 1 turns on it: round 25, odd kmin at D = 2
+    and kmin = 5 at D = 5 were never drawn), in a random order, then one with T from 45 to 149
+    and one from 150 to 300 (too many blocks to tabulate); beta from 1 to 30 (round 17: it
+    was always 10)."""
+    rng = np.random.default_rng([seed, 6])
+    Ds = [int(D) for D in rng.permutation(np.arange(1, 6))]
+    pairs = [(kmin, kmin + D) for D in range(1, 6) for rho in range(D)
+             for kmin in [rho + D * (int(rng.integers(0, 2)) + (rho == 0))]]
+    cases = _draw(seed, [pairs[i] for i in rng.permutation(len(pairs))], 44,
+                  T_low=lambda lags: 2 * lags[-1] + 4) \
         + _draw([seed, 2], Ds[1:2], 149, T_low=lambda lags: 45) \
         + _draw([seed, 1], Ds[:1], 300, T_low=lambda lags: 150)
     return _with(cases, seed, beta=lambda rng: round(rng.uniform(1, 30), 2))
@@ -373,8 +391,9 @@ def check_10_6(single_head_blocks):
     return Passed(f'one head: candidate scores equal +-beta * mean(ptil_kmin - ptil_kmax) over '
                   f'the key\'s set to 1e-9 from query 2 kmax on, and the outputs equal the '
                   f'reference, on {sum(len(c[3]) for c in cases)} sequences: lags {{2,5}} and '
-                  f'{len(cases) - 1} pairs drawn afresh, one for each D from 1 to 5 and two '
-                  f'more at T from 45 to 149 and from 150 to 300 (beta = {BETA_6:g} on {{2,5}}, '
+                  f'{len(cases) - 1} pairs drawn afresh, one for each D from 1 to 5 and each '
+                  f'residue of kmin modulo D (kmin from 1 to 2 D), and two more at T from 45 '
+                  f'to 149 and from 150 to 300 (beta = {BETA_6:g} on {{2,5}}, '
                   f'then drawn from 1 to 30)')
 
 
@@ -426,15 +445,41 @@ def check_10_5(answer):
 
 # ----------------------------------------------------------------------------- 10.7 and 10.8
 
+def _near_integer(rng, side):
+    """``(S, T, P)`` with x = log(T pmax / pmin 1e6) / 2 between 1e-8 and 1e-5 above (side
+    +1) or below (-1) an integer, T from about 100 to 99,000 (pmax raised, another entry of its
+    row lowered as much), pmax and pmin in different rows, so each row's own ratio is less."""
+    while True:
+        S = int(rng.integers(2, 17))
+        P = sel.transition_matrix(S, rng)
+        low, (b, d) = P.argmin(), np.unravel_index(P.argmax(), P.shape)
+        r = P.max() / P.min()
+        n = int(rng.integers(np.ceil(np.log(1e8 * r) / 2), np.log(9.9e10 * r) / 2 + 1))
+        goal = n + side * 10 ** rng.uniform(-8, -5)
+        T = int(np.exp(2 * goal) / (r * 1e6))                # at T + 1, x is past the goal
+        top = P.min() * np.exp(2 * goal) / (T * 1e6)
+        e = max((c for c in range(S) if c != d), key=lambda c: P[b, c])
+        if low // S == b or P[b, e] - (top - P[b, d]) <= 1.001 * P.min():
+            continue
+        P[b, e], P[b, d] = P[b, e] - (top - P[b, d]), top
+        x = np.log(T * P.max() / P.min() * 1e6) / 2
+        if 1e-9 < side * (x - n) < 2e-5 and (P.max(1) / P.min(1)).max() < P.max() / P.min():
+            return S, T, P
+
+
 def hardness_cases(seed):
-    """The drawn cases of one 10.7 check: 7 tuples ``(S, T, P)``: T = 2, T up to 20, 500,
-    5000 and 100000, then two cases repeating an earlier T with another P."""
+    """The drawn cases of one 10.7 check: 13 tuples ``(S, T, P)``: T = 2, T up to 20, 500,
+    5000 and 100000, two cases repeating an earlier T with another P, then six with x (the
+    lam of the bound's equality) just above an integer, three times, and just below, three
+    times (``_near_integer``; round 25: with x never near one, ln(1e6) / 2 rounded to 6.9,
+    7 in its place, or the largest ratio within a row passed most checks)."""
     rng = np.random.default_rng(seed)
     Ts = [2] + [int(rng.integers(low, high)) for low, high in
                 ((3, 21), (21, 501), (501, 5001), (5001, 100_001))]
     Ts += [Ts[int(rng.integers(1, 5))], Ts[int(rng.integers(1, 5))]]
     return [(S, T, sel.transition_matrix(S, rng))              # round 15: S up to 8 only
-            for T in Ts for S in [int(rng.integers(2, 17))]]
+            for T in Ts for S in [int(rng.integers(2, 17))]] + \
+        [_near_integer(rng, side) for side in (1, -1) * 3]
 
 
 @checker('10.7')
@@ -457,7 +502,9 @@ def check_10_7(how_hard):
                            f'exp(-2 lam) < {TOLERANCE_7:g}')
     return Passed(f'the smallest integer lam of the definition on {len(cases)} (P, T) pairs: '
                   f'S = 5, T = 128 and {len(cases) - 1} drawn afresh (T from 2 to 100000, S '
-                  f'from 2 to 16, the same T with different P)')
+                  f'from 2 to 16, the same T with different P, and six where ln(T pmax / pmin '
+                  f'/ 1e-6) / 2 lies within 1e-5 of an integer, three above and three below, '
+                  f'with pmax and pmin in different rows of P)')
 
 
 def budget_cases(seed):
