@@ -72,15 +72,19 @@ from taotp.exercises import check, progress
 # the new tokens, as a list of ints), without repeating work for positions it has
 # already processed. The checker compares tokens on seven random programs (up to full
 # blocks, with and without `eos`; one attends as sharply as the book's hardened
-# programs, one has a stream that spreads only $10^{-8}$ to $10^{-6}$) and on a prompt
-# of 40 to 60 tokens for a program that repeats the token at a position drawn at least
-# 32 before the prompt's end; then it runs your decoder for 500 to 600 steps on a fresh
-# program with `d_model` 128 and measures its CPU time (the time of its own process, so
-# other work on the machine counts little): at most 5x what the package's own cache
-# takes for the same run. At that length the naive loop redoes about 300 positions per
-# token, 12x the work of a cache or more. `taotp.layer_norm` and `taotp.softmax` are
-# yours to use; the package's decoders and forward pass (`taotp.decode`,
-# `taotp.KVCache`, `taotp.transformer`) are switched off while this puzzle is checked.
+# programs, one has a stream that spreads only $10^{-8}$ to $10^{-6}$), and on a program
+# that repeats, at every step, the token at one position of its prompt: a prompt of 40 to
+# 60 tokens with that position at least 32 before its end, then prompts 8 to 16 tokens
+# short of a full block, at a block of 700 to 2,048 with the position 660 or more before
+# the end, and at a block of 2,048 (the largest tried) with the position among the first
+# five, so a cache must keep every position. Then it runs your decoder for 500 to 600
+# steps on a fresh program with `d_model` 128 and measures its CPU time (the time of its
+# own process, so other work on the machine counts little): at most 5x what the package's
+# own cache takes for the same run. At that length the naive loop redoes about 300
+# positions per token, 12x the work of a cache or more. `taotp.layer_norm` and
+# `taotp.softmax` are yours to use; the package's decoders and forward pass
+# (`taotp.decode`, `taotp.KVCache`, `taotp.transformer`) are switched off while this
+# puzzle is checked.
 
 # %%
 def decode_fast(tokens, params, max_steps, eos=None):
@@ -97,7 +101,9 @@ check('1.3', decode_fast)
 # same logits as `taotp.transformer` to 1e-9, on programs with several layers and heads,
 # layer norms with vector gamma and beta, even a layer without heads, attention scores
 # as large as the book's hardened programs have ($10^3$ to $10^{20}$), and a stream that
-# spreads only $10^{-8}$ to $10^{-6}$, where the layer norm's $10^{-10}$ counts.
+# spreads only $10^{-8}$ to $10^{-6}$, where the layer norm's $10^{-10}$ counts. Inputs
+# run from 1 token to a full block, at blocks of 24, of 65 to 400 and of 1,024 (the
+# largest tried).
 # `taotp.layer_norm` and `taotp.softmax` are yours to use; the package's forward pass
 # and `np.einsum` are switched off while this puzzle is checked.
 
@@ -121,17 +127,19 @@ check('1.4', transformer_at)
 # prompt followed by `max_steps` tokens, each sampled from
 # $\operatorname{softmax}(\text{logits}/T)$ of the sequence so far, using the
 # `numpy.random.Generator` it is given (no global random state), for any $T$ from
-# $10^{-300}$ up. Near $T = 0$ it must agree with greedy decoding (checked at a $T$ drawn
-# from $10^{-5}$ to $10^{-3}$). The checker samples 300 seeded runs of 8 steps at a $T$
-# drawn from 0.2 to 0.6 and at one drawn from 0.6 to 2 on the program
+# $10^{-300}$ to $10^{300}$. Near $T = 0$ it must agree with greedy decoding (checked at a
+# $T$ drawn from $10^{-5}$ to $10^{-3}$). The checker samples 300 seeded runs of 8 steps at
+# a $T$ drawn from 0.2 to 0.6 and at one drawn from 0.6 to 2 on the program
 # `taotp.exercises.ch01.sampling_program()`, then on four of its family drawn afresh with a
 # new vocabulary, prompt and length: one at a $T$ from 2 to 3 with $10^{3.5}$ to $10^5$ added
 # to every logit (the law is the same; a softmax that does not subtract the max overflows),
 # and three with 24 to 64 tokens, their logits scaled down so that their laws are as spread
 # as there: one at a $T$ from $10^{-3}$ to 0.2, one (100 runs) at the $T$ of the greedy
-# check, and one whose 100 runs each get a $T$ of their own, half of them from $10^{-300}$
-# to $2 \cdot 10^{-300}$ and the rest one in each fiftieth of the decades from there to
-# $10^{-3}$ (`fresh_sampling_program(seed, offset=...)` and
+# check, and one whose 300 runs each get a $T$ of their own, with `out_emb` multiplied by
+# that $T$ so that every run has one law (its law at $T = 1$, sharper than the others: it
+# is scaled for $T = 2.5$): a third from $10^{-300}$ to $2 \cdot 10^{-300}$, a third from
+# $5 \cdot 10^{299}$ to $10^{300}$, the rest one in each hundredth of the decades between
+# (`fresh_sampling_program(seed, offset=...)` and
 # `fresh_sampling_program(seed, T, vocab)` return the program, prompt, steps and $T$). It
 # replays a few runs of each with the same seed to see that your sampler draws from its rng
 # alone. It compares the frequency of every
@@ -157,8 +165,9 @@ check('1.6', sample_decode)
 # steps, from any prompt (even one longer than the block). It returns the prompt followed
 # by `n_steps` new tokens, as a list of ints. Build it on `taotp.transformer`;
 # `taotp.decode(..., window=True)` already does this, so it is switched off while this
-# puzzle is checked. The checker tries block sizes 1, 3, 5, 8 and 24, up to 120 steps, and
-# block size 64 on a program that repeats the oldest token of its window.
+# puzzle is checked. The checker tries block sizes 1, 3, 5, 8 and 24, up to 120 steps, and,
+# on a program that repeats the oldest token of its window, a block size drawn from 65 to
+# 300 (100 steps) and block size 1,024, the largest it tries (10 steps).
 
 # %%
 def decode_window(tokens, params, n_steps):

@@ -80,14 +80,17 @@ check('3.1', trained)
 # params dict; `prefix_len` is the key length (the book's name), `block_size` is the key
 # length plus 6, and `out_emb` need not equal `tok_emb`. The checker starts with the table
 # printed below, then draws seven tables afresh on every check (keys of 1, 2, 3, 4, 5 and 6
-# tokens; 20 to 100 entries; vocabularies of 40 to 200; and 40 keys of a length from 1 to 6).
-# On each it requires at least 99 % of
-# the queries to come out right: every key behind a random prefix of each length 0 to 6, and
-# behind a prefix cut from other keys. It also checks that the key positions really sit in
-# separate dimensions: putting 40 tokens drawn from the whole vocabulary at one key position
-# of a random query must move the last position's stream in directions orthogonal to those
-# of any other key position (largest cosine 0.01; a random hash would need some 600,000
-# shared dimensions to get below that).
+# tokens; 20 to 100 entries; vocabularies of 40 to 200; and 40 keys of a length from 1 to 6)
+# and a probe table, `ch03.probe_case(vocab_size, seed=...)` (30 to 60 tokens): a key of 6
+# tokens and, at each of its positions, four keys that differ from it there only, all with
+# different values, so a builder that leaves any key position out confuses some of them. On
+# each table it requires at least 99 % of the queries to come out right: every key behind a
+# random prefix of each length 0 to 6, and behind a prefix cut from other keys. It also
+# checks that the key positions really sit in separate dimensions: putting 40 tokens drawn
+# from the whole vocabulary at one key position of a random query must move the last
+# position's stream (at every key position), in directions orthogonal to those of any other
+# key position (largest cosine 0.01; a random hash would need some 600,000 shared
+# dimensions to get below that).
 
 # %%
 from taotp.exercises.ch03 import lookup_case
@@ -154,7 +157,8 @@ check('3.6', build_better)
 # `taotp.transformer(tokens, **params, post_ln=True)` on `lookup_case(30, 3, 12, seed=37)`,
 # then on seven tables drawn afresh on every check (keys of every length from 1 to 6,
 # vocabularies 20 to 100, and 40 keys of a length from 1 to 6; `block_size` is the key
-# length plus 6), and wants every key right, behind random prefixes of every length 0 to 6
+# length plus 6) and on a probe table as in 3.2 (keys of 6 tokens that differ at one
+# position only), and wants every key right, behind random prefixes of every length 0 to 6
 # and behind prefixes made of other keys. The chapter's builders may be used: the question
 # is what, if anything, has to change under PostLN, and why (Chapter 12's universal builder
 # is switched off).

@@ -85,7 +85,9 @@ check('4.2', build_postln_search)
 # `values[keys.index(key)]` at the end of the prompt. You may use one extra token id,
 # `vocab_size`. The part of the prompt that changes from key to key may depend on the key
 # only: the checker also runs every table with its values shifted by one, redrawn and all
-# equal, and that part of the prompt (and `prefix_len`) must not change. It tries every key
+# equal, and with its rows shuffled and a third of them left out (drawn afresh), and that
+# part of the prompt (and `prefix_len`) must stay the same for each key, wherever its row
+# sits and whatever the other keys are. It tries every key
 # of the seven tables printed below (a failure there shows the expected value) and of three
 # tables drawn afresh on every check, `ch04.random_tables(seed)` (20 keys of length 2 over 50
 # symbols, 6 keys of length 5 over 4 symbols, and 12 keys of 6 to 12 tokens over 3 to 20

@@ -3,10 +3,10 @@
 | id | solved means | wrong answers and cheats tried (each a test below) |
 |---|---|---|
 | 1.1, 1.2, 1.5, 1.9, 1.10 | no checker (reflection) | - |
-| 1.3 | `decode_fast(tokens, params, max_steps, eos)` gives the naive decode's tokens on 63 cases over 7 programs drawn afresh (no layers, a layer without heads, d_value != d_head, d_ff = 0, vector and scalar layer norms, one whose attention scores are 1e3 to 1e20, as in the book's hardened programs: round 20, a softmax without the max taken off passed; one whose stream spreads 1e-8 to 1e-6: round 22; full blocks, 0 steps, eos at the first token) and on a prompt of 40 to 60 tokens for `token_copier` (which reads a position drawn at least 32 before the prompt's end at every step: round 13, a cache that kept position 0 and the last 31 passed the copier of position 0), and on a prompt 8 to 16 tokens short of a block of 700 to 2,048 whose copier reads a position 660 or more back (round 17: a ring of 640 passed), and a run of a fresh length (500-600 steps, d_model 128) takes at most 5x the CPU time of the package's cache on the same run (the worker's own CPU time, so another process's load counts little); the package's decoders and forward pass are switched off | a hand-written naive loop (float64 and float32); the leanest naive loop (float32, heads batched); a naive loop padded with busy work so its time grows linearly; a memoised naive loop; caches that read eos = 0 as no eos (round 23: a case with eos = 0 met on the way is now drawn for most programs), with a softmax without the max taken off, with a ring of 32 positions (passed once in a clean clone's run when only the long run could see it; now refused on the copier's prompt), layer norms without gamma/beta, values as wide as keys; `taotp.decode` itself, `taotp.transformer` in a loop, a copy of `taotp.decode`'s code |
-| 1.4 | `transformer_at(...)` gives the book's logits to 1e-9 on 32 inputs over 7 fresh programs (one without layers: round 9; one with attention scores of 1e3 to 1e20: round 20, a softmax without the max taken off and a causal mask of -1e9 passed; one whose stream spreads 1e-8 to 1e-6: round 22, a layer norm with its 1e-10 inside the square root passed 3 checks in 5) and one of block 65 to 400 (round 17: a causal mask fixed at 32 x 32 passed); the package's forward pass, every function of the loop reference, `np.einsum` and the extras' packages (`taotp.train`, `taotp.export`, `taotp.interop`; also for 1.3, 1.6, 1.7) are switched off | `taotp.transformer`, `taotp.reference.naive_transformer` and its parts (`_attention`, `_mlp`, `_normalise`: round 7), a rewrite calling `np.einsum`, layer norms without gamma/beta, no 1/sqrt(d_head), a softmax without the max taken off, a mask of -1e9, the norm's 1e-10 inside the square root |
-| 1.6 | `sample_decode(...)`: greedy at a T drawn from 1e-5 to 1e-3 along 6-step runs of 5 fresh programs (logit gaps > 0.05); at a T drawn from 0.2 to 0.6 and one from 0.6 to 2 on `sampling_program()` (round 7: no T between 1e-3 and 0.5 was tried; round 18: the named T = 0.5 gave its place to a scaled program), at a T drawn from 2 to 3 on a fresh program of its family with 10^3.5 to 10^5 added to every logit (vocabulary 3 to 9 but 4, a prompt of 1 to 3 tokens, steps up to a block of 11 to 13: round 12), and on two more with 24 to 64 tokens, their logits scaled down so that their laws are those of T = 2 to 3, one at a T from 1e-3 to 0.2 and one (100 runs) at the greedy check's own T (round 13: 12 or 16 tokens, T 0.002 to 0.06; round 17: a top-16 sampler and one greedy below T = 0.0015 passed that; round 18: at the greedy check's T alone, a mixture of sharp and flat draws right below 1e-3 passed a clean clone's run), and a third whose 100 runs each get their own T, half from 1e-300 (the smallest T the statement allows; float64 keeps the scaled law) to 2e-300 and the rest one in each fiftieth of the decades from there to 1e-3 (a sampler greedy below T = 1e-4 passed 3 checks in 8 while the coldest T was 1e-5 to 1e-3), 300 runs of 8 steps (8 to 12 on the fresh programs), 3 of them replayed with the same seed (round 12: reproducibility was tried only at T = 1): the frequency of every token at every step (and over all steps) within a Hoeffding-Azuma margin of softmax(logits / T) of the sampled prefixes; then, per case and over all six, Freedman margins for sums that stay near 0 for a right sampler (`draws.martingales`): calibration per tenth of p, the score of T, its square, and its spread between runs (a right sampler fails with probability < 1e-6); the package's sampler switched off | the first token sampled then greedy; greedy after 4 sampled steps; `taotp.decode(..., temperature=T)`; the prompt's law at every step; T ignored; T a quarter too high or a fifth too low (the frequency margins alone let 1.25 T pass, round 4; now refused in 89 of 90 checks measured); T squared; right only at the temperatures the notebook names, a temperature per run, sharp and flat draws mixed with no drift (round 5); a fresh global generator, also one used at every T but 1 (round 12); greedy unless the vocabulary is 4 or past the 10th token (round 12); greedy below T = 0.05, the 8 likeliest tokens only (round 13); greedy below T = 0.0015, the 16 likeliest tokens only (round 17); a softmax that does not subtract the max, argmax where it overflows (round 19: every sampled logit was small; the program at T = 2 to 3 now has 10^3.5 to 10^5 added to every logit); the generator reseeded; the prompt dropped; greedy below T = 1e-4, and below 1e-299. **Not refused** (round 5, below the power of 9,600 draws at 1e-6, now about 13,000): T off by 10 to 15 %, top-p 0.95, per-step mixtures of T / 3 and 3 T with no drift (0.04 to 0.07 from the law in total variation); 1.2 T, 0.8 T, greedy on 10 % of steps and argmax-or-uniform after the first step fail |
-| 1.7 | `decode_window(...)` returns the prompt and n_steps argmax tokens over the last block_size tokens for 25 prompts at block sizes 1, 3, 5, 8 and 24, and a block size from 65 to 300 on `token_copier` (a draw of exactly 64 let the window capped at 64 pass about once in 100 checks) (round 17: a window capped at 64 passed; round 13: a window capped at 16 passed 13, the largest tried) over 5 fresh programs, up to 120 steps (round 12: up to 41 were tried) | a window hard-coded to 8; the first step on the whole prompt; `taotp.decode(..., window=True)`; a window one token short; right for 41 steps, then the last token repeated; a window capped at 16 |
+| 1.3 | `decode_fast(tokens, params, max_steps, eos)` gives the naive decode's tokens on 63 cases over 7 programs drawn afresh (no layers, a layer without heads, d_value != d_head, d_ff = 0, vector and scalar layer norms, one whose attention scores are 1e3 to 1e20, as in the book's hardened programs: round 20, a softmax without the max taken off passed; one whose stream spreads 1e-8 to 1e-6: round 22; full blocks, 0 steps, eos at the first token) and on a prompt of 40 to 60 tokens for `token_copier` (which reads a position drawn at least 32 before the prompt's end at every step: round 13, a cache that kept position 0 and the last 31 passed the copier of position 0), and on a prompt 8 to 16 tokens short of a block of 700 to 2,048 whose copier reads a position 660 or more back (round 17: a ring of 640 passed), and on one 8 to 16 tokens short of a block of 2,048 whose copier reads position 1 to 4 (round 25: a ring of the last 1,000 positions passed 7 checks in 12; now every cache of fewer than 2,043 positions fails), and a run of a fresh length (500-600 steps, d_model 128) takes at most 5x the CPU time of the package's cache on the same run (the worker's own CPU time, so another process's load counts little); the package's decoders and forward pass are switched off | a hand-written naive loop (float64 and float32); the leanest naive loop (float32, heads batched); a naive loop padded with busy work so its time grows linearly; a memoised naive loop; caches that read eos = 0 as no eos (round 23: a case with eos = 0 met on the way is now drawn for most programs), with a softmax without the max taken off, with a ring of 32 positions (passed once in a clean clone's run when only the long run could see it; now refused on the copier's prompt), with rings of 640, 1,000 and 2,042 positions, layer norms without gamma/beta, values as wide as keys; `taotp.decode` itself, `taotp.transformer` in a loop, a copy of `taotp.decode`'s code |
+| 1.4 | `transformer_at(...)` gives the book's logits to 1e-9 on 33 inputs over 7 fresh programs and two long ones (one without layers: round 9; one with attention scores of 1e3 to 1e20: round 20, a softmax without the max taken off and a causal mask of -1e9 passed; one whose stream spreads 1e-8 to 1e-6: round 22, a layer norm with its 1e-10 inside the square root passed 3 checks in 5) and one of block 65 to 400 (round 17: a causal mask fixed at 32 x 32 passed), and a full block of 1,024 tokens for one of block 1,024 (round 25: a causal mask made once at 256 x 256 passed 6 checks in 10); the package's forward pass, every function of the loop reference, `np.einsum` and the extras' packages (`taotp.train`, `taotp.export`, `taotp.interop`; also for 1.3, 1.6, 1.7) are switched off | `taotp.transformer`, `taotp.reference.naive_transformer` and its parts (`_attention`, `_mlp`, `_normalise`: round 7), a rewrite calling `np.einsum`, layer norms without gamma/beta, no 1/sqrt(d_head), a softmax without the max taken off, a mask of -1e9, the norm's 1e-10 inside the square root, causal masks made once at 256 x 256 and at 400 x 400 |
+| 1.6 | `sample_decode(...)`: greedy at a T drawn from 1e-5 to 1e-3 along 6-step runs of 5 fresh programs (logit gaps > 0.05); at a T drawn from 0.2 to 0.6 and one from 0.6 to 2 on `sampling_program()` (round 7: no T between 1e-3 and 0.5 was tried; round 18: the named T = 0.5 gave its place to a scaled program), at a T drawn from 2 to 3 on a fresh program of its family with 10^3.5 to 10^5 added to every logit (vocabulary 3 to 9 but 4, a prompt of 1 to 3 tokens, steps up to a block of 11 to 13: round 12), and on two more with 24 to 64 tokens, their logits scaled down so that their laws are those of T = 2 to 3, one at a T from 1e-3 to 0.2 and one (100 runs) at the greedy check's own T (round 13: 12 or 16 tokens, T 0.002 to 0.06; round 17: a top-16 sampler and one greedy below T = 0.0015 passed that; round 18: at the greedy check's T alone, a mixture of sharp and flat draws right below 1e-3 passed a clean clone's run), and a third, scaled for T = 2.5 and read at T = 1 (sharper laws, so greedy and uniform draws both stray far), whose 300 runs each get their own T and out_emb times it: a third from 1e-300 (the smallest T the statement allows) to 2e-300, a third from 5e299 to 1e300 (the largest; float64 keeps the scaled law at both ends, its logits below 1e302), the rest one in each hundredth of the decades between (a sampler greedy below T = 1e-4 passed 3 checks in 8 while the coldest T was 1e-5 to 1e-3; round 25: greedy above T = 3 passed 12 in 12, no T above 3 being tried), 300 runs of 8 steps (8 to 12 on the fresh programs), 3 of them replayed with the same seed (round 12: reproducibility was tried only at T = 1): the frequency of every token at every step (and over all steps) within a Hoeffding-Azuma margin of softmax(logits / T) of the sampled prefixes; then, per case and over all six, Freedman margins for sums that stay near 0 for a right sampler (`draws.martingales`): calibration per tenth of p, the score of T, its square, and its spread between runs (a right sampler fails with probability < 1e-6); the package's sampler switched off | the first token sampled then greedy; greedy after 4 sampled steps; `taotp.decode(..., temperature=T)`; the prompt's law at every step; T ignored; T a quarter too high or a fifth too low (the frequency margins alone let 1.25 T pass, round 4; now refused in 89 of 90 checks measured); T squared; right only at the temperatures the notebook names, a temperature per run, sharp and flat draws mixed with no drift (round 5); a fresh global generator, also one used at every T but 1 (round 12); greedy unless the vocabulary is 4 or past the 10th token (round 12); greedy below T = 0.05, the 8 likeliest tokens only (round 13); greedy below T = 0.0015, the 16 likeliest tokens only (round 17); a softmax that does not subtract the max, argmax where it overflows (round 19: every sampled logit was small; the program at T = 2 to 3 now has 10^3.5 to 10^5 added to every logit); the generator reseeded; the prompt dropped; greedy below T = 1e-4, and below 1e-299; greedy above T = 3 and above 1e299, uniform draws above 1e299 (round 25). **Not refused** (round 5, below the power of 9,600 draws at 1e-6, now about 15,000): T off by 10 to 15 %, top-p 0.95, per-step mixtures of T / 3 and 3 T with no drift (0.04 to 0.07 from the law in total variation); 1.2 T, 0.8 T, greedy on 10 % of steps and argmax-or-uniform after the first step fail |
+| 1.7 | `decode_window(...)` returns the prompt and n_steps argmax tokens over the last block_size tokens for 25 prompts at block sizes 1, 3, 5, 8 and 24, and a block size from 65 to 300 (100 steps) and one of 1,024 (10 steps) on `token_copier` (a draw of exactly 64 let the window capped at 64 pass about once in 100 checks) (round 25: windows capped at 128 and at 300 passed 5 checks in 10 and every check; round 17: a window capped at 64 passed; round 13: a window capped at 16 passed 13, the largest tried) over 5 fresh programs, up to 120 steps (round 12: up to 41 were tried) | a window hard-coded to 8; the first step on the whole prompt; `taotp.decode(..., window=True)`; a window one token short; right for 41 steps, then the last token repeated; windows capped at 16, 64, 128 and 300 |
 | 1.8 | `scramble_transformer(...)` leaves its inputs (and M) untouched, returns 5 pieces with new_tok_emb = tok_emb @ M and the same logits (1e-7) on 18 inputs for 6 (program, M) pairs of fresh programs; failures name the piece | M set to the identity in place; a right rewrite that mutates the caller's layers; only the embeddings; pos_emb, P, b2 or out_emb forgotten; M instead of M.T; pieces out of order |
 
 Red team (classes of the verdict-protocol issue) for this chapter, and the mechanism that
@@ -172,6 +172,10 @@ CHEATS_1_3 = {
     'a ring of 640 positions (red team, round 17: no run past about 610 positions was read '
     'at every position)': (lambda *a: wrong_cache(*a, capacity=640),
                            ('a prompt of', 'your token at position')),
+    'a ring of the last 1,000 positions (red team, round 25: passed 7 checks in 12)':
+        (lambda *a: wrong_cache(*a, capacity=1000), ('token_copier(',)),
+    'a ring of 2,042 positions, the most that the block of 2,048 read at position 4 refuses':
+        (lambda *a: wrong_cache(*a, capacity=2042), ('token_copier(',)),
     'layer norms without gamma and beta': (lambda *a: wrong_cache(*a, ignore_norms=True),
                                            ('not right',)),
     'values as wide as the keys': (lambda *a: wrong_cache(*a, values_like_keys=True),
@@ -278,6 +282,25 @@ def final_norm_in_the_last_layer(tokens, tok_emb, pos_emb, out_emb, layers, lnf)
         @ np.asarray(out_emb).T
 
 
+def mask_made_once(size):
+    """A forward pass whose causal mask is made once, at ``size`` x ``size``, and cut to the
+    input (red team, round 25: at 256, it passed 6 checks in 10): it breaks past ``size``."""
+    made = np.tril(np.ones((size, size), dtype=bool))
+
+    def transformer_at(tokens, tok_emb, pos_emb, out_emb, layers, lnf):
+        n = len(tokens)
+        x = tok_emb[tokens] + pos_emb[:n]
+        for layer in layers:
+            h = layer_norm(x, **layer['ln1'])
+            for Q, K, V, P in zip(layer['Q'], layer['K'], layer['V'], layer['P']):
+                scores = (h @ Q) @ (h @ K).T / Q.shape[-1] ** 0.5
+                x = x + softmax(np.where(made[:n, :n], scores, -np.inf)) @ (h @ V) @ P.T
+            h = layer_norm(x, **layer['ln2'])
+            x = x + np.maximum(h @ layer['M1'] + layer['b1'], 0) @ layer['M2'] + layer['b2']
+        return layer_norm(x, **lnf) @ out_emb.T
+    return transformer_at
+
+
 def ignores_norms(tokens, tok_emb, pos_emb, out_emb, layers, lnf):
     plain = [{**layer, 'ln1': {}, 'ln2': {}} for layer in layers]
     return REF['1.4'](tokens, tok_emb, pos_emb, out_emb, plain, {})
@@ -298,6 +321,10 @@ CHEATS_1_4 = {
         (lambda tokens, **p: np.concatenate([REF['1.4'](tokens, **p)[:32],
                                              np.zeros((max(0, len(tokens) - 32),
                                                        len(p['out_emb'])))]), 'long_program('),
+    'a causal mask made once at 256 x 256 (red team, round 25: passed 6 checks in 10)':
+        (mask_made_once(256), 'long_program('),
+    'a causal mask made once at 400 x 400, the top of the drawn block':
+        (mask_made_once(400), 'long_program('),
     'a softmax without the max taken off (red team, round 20: every score was small)':
         (lambda tokens, **p: own_forward(tokens, p, weights=plain_softmax), 'sharp attention'),
     'a causal mask of -1e9 in place of -inf (round 20)':
@@ -346,6 +373,19 @@ def greedy_after(k):
         for _ in range(max_steps - min(k, max_steps)):
             out.append(int(np.argmax(taotp.transformer(np.array(out), **params)[-1])))
         return out
+    return sample_decode
+
+
+def wrong_past(threshold, above=True, flat=False):
+    """Right on one side of ``threshold``, and past it (above it, or below) greedy, or with
+    ``flat`` uniform over the vocabulary (red team, round 25: greedy above T = 3 passed)."""
+    def sample_decode(tokens, params, max_steps, temperature, rng):
+        if (temperature > threshold) != above:
+            return REF['1.6'](tokens, params, max_steps, temperature, rng)
+        if not flat:
+            return greedy_after(0)(tokens, params, max_steps, temperature, rng)
+        return [int(t) for t in tokens] + rng.integers(0, len(params['tok_emb']),
+                                                       max_steps).tolist()
     return sample_decode
 
 
@@ -440,8 +480,12 @@ CHEATS_1_6 = {
         (lambda t, p, m, T, r: REF['1.6'](t, p, m, T, r) if T >= 1e-4 else greedy_after(0)(
             t, p, m, T, r), 'a right sampler stays within'),
     'greedy below T = 1e-299, just above the smallest T the statement allows':
-        (lambda t, p, m, T, r: REF['1.6'](t, p, m, T, r) if T >= 1e-299 else greedy_after(0)(
-            t, p, m, T, r), 'at a T per run from 1e-300 to 1e-3'),
+        (wrong_past(1e-299, above=False), 'a right sampler stays within'),
+    'greedy above T = 3 (red team, round 25: no T above 3 was tried; it passed 12 checks in 12)':
+        (wrong_past(3.0), 'a right sampler stays within'),
+    'greedy above T = 1e299, just below the largest T the statement allows':
+        (wrong_past(1e299), 'a right sampler stays within'),
+    'uniform draws above T = 1e299': (wrong_past(1e299, flat=True), 'a right sampler stays within'),
     'right only on the program the notebook shows (red team, class 6)':
         (lambda t, p, m, T, r: REF['1.6'](t, p, m, T, r) if p['tok_emb'].shape == (4, 8)
          and len(p['pos_emb']) == 10 else greedy_after(0)(t, p, m, T, r),
@@ -469,7 +513,11 @@ SLOW_1_6 = {'T a quarter too high (red team, round 4: passed the frequency margi
             'a softmax that does not subtract the max, argmax where it overflows (red team, '
             'round 19)',
             'greedy below T = 1e-4 (passed 3 checks in 8 while the coldest T was 1e-5 to 1e-3)',
-            'greedy below T = 1e-299, just above the smallest T the statement allows'}
+            'greedy below T = 1e-299, just above the smallest T the statement allows',
+            'greedy above T = 3 (red team, round 25: no T above 3 was tried; it passed 12 checks '
+            'in 12)',
+            'greedy above T = 1e299, just below the largest T the statement allows',
+            'uniform draws above T = 1e299'}
 
 
 @pytest.mark.parametrize('label', [pytest.param(label, marks=pytest.mark.slow)
@@ -523,27 +571,45 @@ def test_1_6_fresh_sampling_programs_are_new_and_far_from_greedy_at_t_2():
     assert len(shapes) > 10 and min(temperatures) < 0.05 and max(temperatures) > 0.5
 
 
-def test_1_6_deep_temperatures_reach_the_bottom_and_every_stretch_of_6_decades():
-    n = ch01.SAMPLING['cold_runs']
-    low, band, top = ch01.DEEP
+def test_1_6_deep_temperatures_fill_both_bands_and_every_slice_between():
+    """A third of the runs in each band, the rest one per slice between: a sampler wrong past
+    any T inside the range (greedy above 3 passed every check while no T above 3 was tried)
+    is wrong on a whole band."""
+    n = ch01.SAMPLING['deep'][0]
+    third, (low, floor, ceiling, high) = n // 3, ch01.DEEP
+    width = np.log10(ceiling / floor) / (n - 2 * third)         # the decades of one slice
     for seed in range(20):
         ts = ch01.deep_temperatures(np.random.default_rng(seed), n)
-        assert len(ts) == n and low <= ts.min() and ts.max() <= top
-        assert np.all(ts[:n // 2] <= band) and np.all(ts[n // 2:] >= band)
-        assert np.diff(np.log10(np.sort(ts))).max() < 2 * np.log10(top / band) / (n - n // 2)
+        assert len(ts) == n and low <= ts.min() and ts.max() <= high
+        assert np.all(ts[:third] <= floor) and np.all(ts[third:2 * third] >= ceiling)
+        assert np.all((floor <= ts[2 * third:]) & (ts[2 * third:] <= ceiling))
+        assert np.diff(np.log10(np.sort(ts))).max() < 2 * width
 
 
-def test_1_6_a_program_scaled_to_the_smallest_t_keeps_its_law_in_float64():
-    """The deep case scales out_emb by T down to 1e-300: logits near 1e-300 are still normal
-    floats, so softmax(logits / T) is the law at T = 1 to rounding."""
+def test_1_6_a_program_scaled_to_the_smallest_and_largest_t_keeps_its_law_in_float64():
+    """The deep case scales out_emb by T from 1e-300 to 1e300: logits near 1e-300 are still
+    normal floats and those near 1e300 stay finite, so softmax(logits / T) is the law at
+    T = 1 to rounding."""
+    made = ch01.SAMPLING['deep'][1]
     for seed in range(5):
-        params, prompt, _, _ = ch01.fresh_sampling_program(seed, 1.0, ch01.COLD_VOCABS)
+        params, prompt, _, _ = ch01.fresh_sampling_program(seed, made, ch01.COLD_VOCABS)
         law = softmax(taotp.transformer(np.array(prompt), **params))
-        for t in (ch01.DEEP[0], ch01.DEEP[1], 1e-150):
+        for t in (*ch01.DEEP, 1e-150, 1e150):
             scaled = {**params, 'out_emb': params['out_emb'] * t}
             logits = taotp.transformer(np.array(prompt), **scaled)
-            assert np.all(np.abs(logits) > 1e-307)
+            assert np.all(np.abs(logits) > 1e-307) and np.all(np.abs(logits) < 1e303)
             np.testing.assert_allclose(softmax(logits / t), law, rtol=1e-9, atol=1e-15)
+
+
+def test_1_6_the_deep_programs_logits_stay_far_below_the_largest_float():
+    """A logit is at most (max |gamma| sqrt(d_model) + |beta|) times the longest out_emb row:
+    under 100 at T = 1, so the largest vocabulary's logits at T = 1e300 sum to under 1e305."""
+    made = ch01.SAMPLING['deep'][1]
+    for seed in range(100):
+        params = ch01.fresh_sampling_program(seed, made, ch01.COLD_VOCABS)[0]
+        lnf, d = params['lnf'], params['out_emb'].shape[1]
+        stream = np.abs(lnf['gamma']).max() * np.sqrt(d) + np.linalg.norm(lnf['beta'])
+        assert stream * np.linalg.norm(params['out_emb'], axis=1).max() < 100
 
 
 def test_1_6_freedman_margin_covers_the_gaussian_tail_and_rounds_the_variance_up():
@@ -596,6 +662,10 @@ CHEATS_1_7 = {
         (lambda t, p, n: window_of(min(16, len(p['pos_emb'])))(t, p, n), 'your token at'),
     'a window capped at 64 tokens (red team, round 17: no block size over 64 was tried)':
         (lambda t, p, n: window_of(min(64, len(p['pos_emb'])))(t, p, n), 'token_copier(8, '),
+    'a window capped at 128 tokens (red team, round 25: passed 5 checks in 10)':
+        (lambda t, p, n: window_of(min(128, len(p['pos_emb'])))(t, p, n), 'token_copier(8, '),
+    'a window capped at 300 tokens (red team, round 25: the top of the drawn block)':
+        (lambda t, p, n: window_of(min(300, len(p['pos_emb'])))(t, p, n), 'token_copier(8, '),
     'right for 41 steps, then the last token again (red team, round 12: never more tried)':
         (lambda t, p, n: (lambda out: out + out[-1:] * (n - 41))(REF['1.7'](t, p, min(n, 41))),
          'your token at'),

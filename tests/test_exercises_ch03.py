@@ -10,9 +10,9 @@ value.
 |---|---|---|
 | 3.1 | a trained (or any) program answers the table behind random and key-cut prefixes; checker in taotp.exercises.training_checks, tested in test_training_puzzles.py | untrained weights; a program of the wrong vocabulary |
 | 3.3, 3.4, 3.5, 3.8, 3.9, 3.10 | no checker (proofs, experiments, questions; worked answers in the solutions notebook) | - |
-| 3.2 | `build(ks, vs, V, B, l)` on the notebook's table `lookup_case(20, 2, 200, seed=32)` and 6 tables drawn afresh (keys of 1 to 6 tokens, vocabularies 40 to 200; round 23: length 4 added): one layer (`toolkit.budget`), at least 99 % of the keys right behind random prefixes of every length 0 to 6 and behind prefixes cut from other keys, and concatenation: the directions in which two key positions move the last position's stream are orthogonal (largest cosine <= 0.01, round 18: a random hash into 20,000 shared dimensions kept under 0.1; 40 tokens drawn afresh from the whole vocabulary at each key position of a random key behind a random prefix); no options (plus 40 keys of a length drawn from 1 to 6: round 16, lengths 4 and 6 were never tried) | `threshold=0.0` with a 2 %-accurate builder; the book's hash builder at tok_dims 100 (100 % right, but a hash); the package's universal lookup of Chapter 12 (exact, but a hash); a narrow untied hash; two layers; a half-built dict, NaN weights, the wrong vocabulary |
+| 3.2 | `build(ks, vs, V, B, l)` on the notebook's table `lookup_case(20, 2, 200, seed=32)` and 6 tables drawn afresh (keys of 1 to 6 tokens, vocabularies 40 to 200; round 23: length 4 added): one layer (`toolkit.budget`), at least 99 % of the keys right behind random prefixes of every length 0 to 6 and behind prefixes cut from other keys, and concatenation: the directions in which two key positions move the last position's stream are orthogonal (largest cosine <= 0.01, round 18: a random hash into 20,000 shared dimensions kept under 0.1; 40 tokens drawn afresh from the whole vocabulary at each key position of a random key behind a random prefix); every key position must move the stream (round 25); a probe table drawn afresh (`probe_case`: a key of 6 tokens and 4 keys differing from it at each position only, values distinct); no options (plus 40 keys of a length drawn from 1 to 6: round 16, lengths 4 and 6 were never tried) | `threshold=0.0` with a 2 %-accurate builder; slots for the last 3 key positions only; the book's hash builder at tok_dims 100 (100 % right, but a hash); the package's universal lookup of Chapter 12 (exact, but a hash); a narrow untied hash; two layers; a half-built dict, NaN weights, the wrong vocabulary |
 | 3.6 | a builder with the book's arguments that keeps the book's token embeddings and hash layer (1 layer, 5 heads, d_model 33, no MLP, equal to the book's program for the same rng) and beats the book's out_emb by 2 points on the same fresh queries, on the notebook's table `lookup_case(1000, 5, 1000, seed=36)` with rng seed 0, then on a fresh 1,000-entry table (mean of 3 fresh rng seeds); no options | the book's builder at twice the token width; `gain=-1`; the book's builder with a lucky seed of its own; an MLP added; the book's own builder |
-| 3.7 | `build(ks, vs, V, B)` on the notebook's table `lookup_case(30, 3, 12, seed=37)` and 6 tables drawn afresh (keys of every length 1 to 6: round 23, a builder wrong at length 4, reached only by the drawn table, passed 5 checks in 6): every key right under PostLN behind random prefixes of every length 0 to 6 and behind prefixes cut from other keys; no options; Chapter 12's universal lookup is switched off (plus 40 keys of a length drawn from 1 to 6: round 16, lengths 4 and 6 were never tried) | the untied book builder (built for PreLN); the universal lookup; a program without the cleanup; `seconds=`; garbage builders |
+| 3.7 | `build(ks, vs, V, B)` on the notebook's table `lookup_case(30, 3, 12, seed=37)` and 6 tables drawn afresh (keys of every length 1 to 6: round 23, a builder wrong at length 4, reached only by the drawn table, passed 5 checks in 6): every key right under PostLN behind random prefixes of every length 0 to 6 and behind prefixes cut from other keys; no options; Chapter 12's universal lookup is switched off (plus 40 keys of a length drawn from 1 to 6: round 16, lengths 4 and 6 were never tried; and the probe table of 3.2, round 25) | the untied book builder (built for PreLN); the tied builder on the last 3 key tokens; the universal lookup; a program without the cleanup; `seconds=`; garbage builders |
 | 3.11 | a table of distinct keys that no additive score sum_p A_p[v, k_p] separates (an LP, scipy), and `smallest` equal to the least size (a salted digest) as a plain int; failure messages neither give the number nor say "more" or "fewer" | an int subclass whose != says equal; wrong sizes; a separable table; garbage tables |
 
 Red team (issue 17's classes of attack; each row is a test that must fail):
@@ -26,6 +26,7 @@ Red team (issue 17's classes of attack; each row is a test that must fail):
 | 3 poison the checker's tables and the book's program from the builder (the cached 3.6 table and reference, `GAIN`) | 3.6 | the builder runs in a worker; nothing is cached, the judge computes the book's score itself |
 | 3 patch the structure probe from the builder | 3.2 | the same |
 | 6 a program that concatenates only the tokens the probe used to try (0..23 and the probed key's own tokens) and hashes the rest into shared dimensions | 3.2 | the probe tries 40 tokens drawn afresh from the whole vocabulary, on a random key |
+| 6 a builder that reads only the last min(l, 3) key positions (random keys almost never agree on their last 3 tokens; round 25) | 3.2, 3.7 | a probe table on every check (keys that differ at one position only, drawn afresh), and in 3.2 every key position must move the last position's stream |
 | 6 extra dimensions appended to the book's program | 3.6 | the program must equal the book's (shapes included) and fit d_model 33 |
 | 4, 5 | - | 3.1 is judged in training.py; no timing here |
 
@@ -45,7 +46,8 @@ import taotp
 from checking import fails, passes, verdict
 from solutions import answer
 from taotp.exercises import ch03, registry
-from taotp.exercises.ch03 import PUZZLES, additive_separable, key_position_overlap, lookup_case
+from taotp.exercises.ch03 import (PUZZLES, additive_separable, key_position_overlap,
+                                  key_position_spans, lookup_case, probe_case)
 
 
 # Builders made from a reference take it as an argument: a test builder runs in the worker,
@@ -174,6 +176,48 @@ def test_key_positions_of_the_reference_are_separate_and_a_hash_shares_them():
         assert key_position_overlap(book, ks[0], prefix, tokens)[0] > 0.25
 
 
+def last_positions(build, m=3):
+    """Round 25: the reference, but with slots for the last min(l, m) key tokens only (random
+    keys almost never agree on their last three tokens, so it was right on every table)."""
+    def builder(ks, vs, V, B, l):
+        return build(ks[:, -min(l, m):], vs, V, B, min(l, m))
+    return builder
+
+
+def test_25_a_builder_that_reads_only_the_last_key_positions_fails():
+    fails('3.2', last_positions(answer('3.2')), 'seed=')
+
+
+def test_25_every_key_position_must_move_the_stream():
+    ks, vs = lookup_case(40, 6, 60, 7)
+    prefix, tokens = np.arange(6), np.random.default_rng(3).choice(60, 40, False)
+    spans = key_position_spans(last_positions(answer('3.2'))(ks, vs, 60, 12, 6), ks[0], prefix,
+                               tokens)
+    assert [span.size > 0 for span in spans] == [False] * 3 + [True] * 3
+    ours = key_position_spans(answer('3.2')(ks, vs, 60, 12, 6), ks[0], prefix, tokens)
+    assert all(span.shape[1] > 0 for span in ours)
+
+
+def test_25_the_probe_table_defeats_a_builder_that_leaves_a_position_out():
+    rng = np.random.default_rng()
+    vocab, seed = int(rng.integers(30, 61)), int(rng.integers(2 ** 31))
+    ks, vs = probe_case(vocab, seed)
+    again = probe_case(vocab, seed)
+    assert np.array_equal(ks, again[0]) and np.array_equal(vs, again[1])
+    assert ks.shape == (25, 6) and len(np.unique(ks, axis=0)) == 25 == len(set(vs.tolist()))
+    apart = (ks[:, None] != ks[None]).sum(axis=2)      # one key differs from all in one place
+    base = int(np.argmax((apart == 1).sum(axis=1)))
+    where = np.argmax(ks != ks[base], axis=1)[np.arange(len(ks)) != base]
+    assert (apart[base] <= 1).all() and np.bincount(where, minlength=6).tolist() == [4] * 6
+    for skipped in range(6):        # leaving out any one position confuses some keys
+        kept = [p for p in range(6) if p != skipped]
+        _, first = np.unique(ks[:, kept], axis=0, return_index=True)
+        assert len(first) < len(ks)
+    program = last_positions(answer('3.2'))(ks, vs, vocab, 12, 6)
+    assert taotp.lookup.lookup_precision(program, ks, vs, 6, 0) < 0.9
+    assert taotp.lookup.lookup_precision(answer('3.2')(ks, vs, vocab, 12, 6), ks, vs, 6, 0) == 1
+
+
 # ----------------------------------------------------------------------------- 3.6
 
 def book_at(tok_dims=None, seed=None):
@@ -239,6 +283,20 @@ CHEATS_3_7 = {
     'the untied builder, made for PreLN': (lambda: untied_for_preln, 'PostLN forward'),
     'no cleanup': (lambda: without_cleanup(answer('3.7')), 'PostLN forward, the key behind'),
 }
+
+
+def last_three_tokens(ks, vs, vocab_size, block_size):
+    """Round 25: the tied builder on the last three key tokens only (rows whose last three
+    agree with an earlier row's dropped, so that it builds)."""
+    _, first = np.unique(ks[:, -3:], axis=0, return_index=True)
+    return taotp.build_lookup_transformer(ks[first, -3:], vs[first], vocab_size, block_size,
+                                          32, rng=0)
+
+
+def test_25_3_7_a_builder_that_reads_only_the_last_key_tokens_fails():
+    fails('3.7', last_three_tokens, 'PostLN forward, the key behind', 'seed=')
+    fails('3.7', lambda ks, vs, V, B: taotp.build_lookup_transformer(ks[:, -3:], vs, V, B, 32,
+                                                                     rng=0), 'seed=')
 
 
 @pytest.mark.parametrize('label', CHEATS_3_7)

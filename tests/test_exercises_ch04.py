@@ -7,7 +7,7 @@ worker process, judged in the judge process on inputs drawn afresh for each chec
 |---|---|---|
 | 4.1, 4.6 | no checker (reflections; worked answers in the solutions notebook) | - |
 | 4.2 | `build(V, B, L)` at (10, 40, 2), (10, 40, 3), (30, 60, 3), (16, 64, 4): the exact last-position answer under the PostLN forward pass on every defined input (query once earlier, not among the first L tokens) of a fresh `ch04.search_inputs(seed, sizes, 60)`: random inputs of full and shorter length, and one of every defined length (round 21: a program right only at the 5 lengths then tried passed), the match right after the first L tokens and right before the query, a query of one repeated token, the vocabulary's first and last tokens, near misses (one in each place of the query), every token in every place of the query and after it, the match at every position | no cleanup heads; keys read one place off; a soft (harden = 1) program |
-| 4.3 | `make_prompt(keys, values, key, V)`: the book's Search answers every key of the 7 tables of `ch04.lookup_tables()` and of 3 tables drawn afresh (`ch04.random_tables(seed)`; the third with keys of 6 to 12 tokens: round 16, no key over 5 tokens was tried), each with its values as given, shifted, redrawn and all equal; the per-key part of the prompt and prefix_len stay the same when only the values change | no separator; the value itself in the prompt |
+| 4.3 | `make_prompt(keys, values, key, V)`: the book's Search answers every key of the 7 tables of `ch04.lookup_tables()` and of 3 tables drawn afresh (`ch04.random_tables(seed)`; the third with keys of 6 to 12 tokens: round 16, no key over 5 tokens was tried), each with its values as given, shifted, redrawn and all equal; the per-key part of the prompt and prefix_len stay the same when only the values change, and when the rows are shuffled and a third left out (round 25) | no separator; the value itself in the prompt; a legitimate format (`key SEP value`, sorted rows) passes |
 | 4.4 | as 4.2 under PreLN at (10, 100, 3), (1000, 100, 10), (16, 64, 2), exact, with d_model < 3 (L + 1) measured on the submitted arrays | the book's program (d_model 12); a 2-D program comparing half the key |
 | 4.5 | as 4.4 without near misses and without the every-token sweep, at each size >= 99 % right both of 200 random full-length and 100 shorter inputs and of the hand-placed ones (`search_inputs(seed, sizes, 200, adversarial=False)`), with at most 3/4 of the parameters (counted on the submitted arrays, lists included) of the book's program, counted by the judge at check time | the book's program; the book's program with its all-zero head columns dropped (round 12: it fit 'fewer than the book' with 84 to 92 % of the count, no hashing); a soft 2-D program |
 
@@ -23,6 +23,7 @@ Red team (the issue's classes of attack; each row is a test below):
 | 3 a dict subclass that shows the budget check a small fake; list-valued weights; a weight whose ufuncs never return | 4.4, 4.5 | the same: one plain copy is measured and run |
 | 6 a program that ignores one place of the key (right wherever the near misses happen not to differ there) | 4.4 | a near miss in each place of the query on every check, once after the match and once before it: a near miss after the match lost the tie to it, so the cheat passed once in a full run (found this session) |
 | 6 a per-key part that leaks value - values[0] (invariant under a shift), or a prefix_len capped at 4 | 4.3 | values also redrawn afresh and all equal; 16 binary keys of length 4 |
+| 6 a per-key part that names the key's row (a base-V code of `keys.index(key)`, or of its rank among the sorted keys) instead of the key (round 25) | 4.3 | each table again with its rows shuffled and a third left out, drawn afresh: the per-key part of each remaining key's prompt must not change |
 | 6 a hash of 10 dims: about 90 % right at prefix 10 (14 dims reach about 99 %, the threshold itself, so the verdict on them is a coin toss) | 4.5 | 300 fresh random inputs at that size |
 
 Hangs inside returned values (a prompt whose `__array__` never returns) end the worker at
@@ -365,6 +366,49 @@ CHEATS = [
                          ids=[f'{p}-{c.__name__}' for p, c, _ in CHEATS])
 def test_cheats_do_not_pass(puzzle, cheat, messages):
     fails(puzzle, made(cheat), *((messages,) if isinstance(messages, str) else messages))
+
+
+def _code(i, vocab_size, width):
+    return [(i // vocab_size ** d) % vocab_size for d in reversed(range(width))]
+
+
+def row_numbers(keys, values, key, vocab_size):
+    """Round 25: each key replaced by a base-V code of its row number (found with
+    keys.index); no key token in the prompt.  Right on every table whose rows keep their
+    order."""
+    sep, width = vocab_size, 1
+    while vocab_size ** width < len(keys):
+        width += 1
+    table = []
+    for i, v in enumerate(values):
+        table += [sep, *_code(i, vocab_size, width), v]
+    return table + [sep, *_code(keys.index(key), vocab_size, width)], width + 1
+
+
+def sorted_ranks(keys, values, key, vocab_size):
+    """The same with the rank of the key among the sorted keys: blind to the rows' order,
+    not to the other keys."""
+    order = sorted(range(len(keys)), key=lambda i: list(keys[i]))
+    return row_numbers([keys[i] for i in order], [values[i] for i in order], key, vocab_size)
+
+
+@pytest.mark.parametrize('cheat', [row_numbers, sorted_ranks])
+def test_25_a_per_key_part_that_names_the_row_fails(cheat):
+    fails('4.3', cheat, 'only its rows', 'depend on the key alone')
+
+
+def key_then_separator(keys, values, key, vocab_size):
+    """A legitimate variant: the table in sorted order, each entry `k SEP v`, the query
+    `key SEP`."""
+    sep, table = vocab_size, []
+    for k, v in sorted(zip(keys, values)):
+        table += [*k, sep, v]
+    return table + [*key, sep], len(key) + 1
+
+
+def test_25_other_honest_formats_still_pass():
+    result = verdict('4.3', key_then_separator)
+    assert result.passed, result.message
 
 
 def test_a_thread_started_before_the_check_takes_no_part():

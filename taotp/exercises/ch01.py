@@ -15,9 +15,9 @@ from ..params import params_difference
 from . import toolkit as tk
 # the programs the checkers run; the notebooks name them as taotp.exercises.ch01.<name>
 from .ch01_programs import (COLD_VOCABS, DEEP, FRESH_VOCABS, SCOPE, SHAPES,  # noqa: F401
-                            HARD_SCOPE, case_programs, deep_temperatures,
-                            fresh_sampling_program, long_program, random_program,
-                            sampling_program, token_copier)
+                            HARD_SCOPE, LONG_BLOCK, TOP_BLOCK, case_programs,
+                            decode_cases, deep_temperatures, fresh_sampling_program, long_program,
+                            random_program, sampling_program, token_copier)
 from .draws import ALPHA, BINS, freedman_margin, hoeffding_margin, martingales, tests_for
 from .registry import Puzzle, checker
 from .result import Finding, Passed
@@ -63,36 +63,17 @@ WORK_STEPS = (500, 601)    # the long run's length, drawn afresh: a naive loop r
                            # positions per token, 12x or more the work of a cache at this length
 WORK_RATIO = 5.0           # CPU time at most this many times the package's own cache
 CALL_LIMIT = 20            # seconds: the judge's limit on one call (judge.CALL_SECONDS)
+LONG_1_3 = (700, 2048, 660, 5)   # the long copiers: a block from 700 to 2,048, read 660 or
+                                 # more back; a block of 2,048, read before position 5
 
 
-def _decode_cases(params, rng):
-    """Prompts, step counts and eos for one program: boundaries first, then random."""
-    vocab, block = len(params['tok_emb']), len(params['pos_emb'])
-    full = rng.integers(0, vocab, size=block)
-    first = int(decode(full[:2], params, max_steps=1, cache=False)[-1])
-    cases = [([vocab - 1], block, None),              # one token in, fills the block
-             (full.tolist(), 1, None),                # a full block in, one step
-             (full[:3].tolist(), 0, None),            # no steps at all
-             (full[:2].tolist(), block - 1, first)]   # eos is the very first token
-    for _ in range(4):
-        n = int(rng.integers(1, block))
-        eos = int(rng.integers(0, vocab)) if rng.random() < 0.5 else None
-        cases.append((rng.integers(0, vocab, size=n).tolist(),
-                      int(rng.integers(1, block - n + 2)), eos))
-    for _ in range(20):   # eos = 0, met on the way where 20 tries find a path that meets it
-        prompt = rng.integers(0, vocab, size=int(rng.integers(1, block // 2))).tolist()
-        path = [int(t) for t in decode(prompt, params, max_steps=block - len(prompt), cache=False)]
-        if 0 in path[len(prompt) + 1:]:    # (round 23: `if eos and ...` passed 1 check in 9)
-            break
-    return cases + [(prompt, block - len(prompt), 0)]
-
-
-def _long_prompt_case(decode_fast, rng, block=64, length=(40, 61), back=32):
+def _long_prompt_case(decode_fast, rng, block=64, length=(40, 61), back=32, first=None):
     """A prompt of 40 to 60 tokens on the copier of a position from 1 to 32 or more before its
     end (round 13: a cache that kept position 0 and the last 31 passed the copier of 0); or
-    of a ``length`` drawn from that range, ``back`` or more before its end."""
+    of a ``length`` drawn from that range, ``back`` or more before its end, or, given
+    ``first``, at a position from 1 to ``first - 1``."""
     vocab, length = int(rng.integers(3, 9)), int(rng.integers(*length))
-    position, token = int(rng.integers(1, length - back)), int(rng.integers(0, vocab))
+    position, token = int(rng.integers(1, first or length - back)), int(rng.integers(0, vocab))
     prompt = rng.choice(np.delete(np.arange(vocab), token), length)   # the token once only
     prompt[position] = token
     prompt = prompt.tolist()
@@ -154,14 +135,17 @@ def check_1_3(decode_fast):
     """``decode_fast(tokens, params, max_steps, eos)``: the naive tokens, each position once."""
     cases = 0
     for name, params, rng in _fresh_cases(0):
-        for prompt, steps, eos in _decode_cases(params, rng):
+        for prompt, steps, eos in decode_cases(params, rng):
             on = f'{name}, prompt {prompt}, max_steps {steps}, eos {eos}'
             _same_tokens(decode_fast, on, prompt, params, (steps, eos), max_steps=steps, eos=eos)
             cases += 1
     rng = tk.fresh_rng()
     _long_prompt_case(decode_fast, rng)
-    block = int(10 ** rng.uniform(np.log10(700), np.log10(2048)))   # round 17: a ring of 640
-    _long_prompt_case(decode_fast, rng, block, (block - 16, block - 7), 660)    # passed
+    low, top, back, first = LONG_1_3                     # round 17: a ring of 640 passed
+    block = int(10 ** rng.uniform(np.log10(low), np.log10(top)))
+    _long_prompt_case(decode_fast, rng, block, (block - 16, block - 7), back)
+    # round 25: a ring of 1,000 positions passed 7 checks in 12: the top block, read near its start
+    _long_prompt_case(decode_fast, rng, top, (top - 16, top - 7), first=first)
     steps, yours, cache = _work_run(decode_fast, rng)
     if yours > WORK_RATIO * cache + 0.05:
         raise Finding(f'tokens right, but a fresh {steps}-step run took your decode {yours:.2f} s '
@@ -171,8 +155,10 @@ def check_1_3(decode_fast):
     return Passed(f'the naive loop\'s tokens on {cases} cases over {HARD_SCOPE}, incl. full '
                   f'blocks, 0 steps and an early eos, and on a prompt of 40 to 60 tokens whose '
                   f'token at a position drawn 32 or more before its end is read at every step, '
-                  f'and the same at a block of 700 to 2,048 with the position 660 or more before '
-                  f'the end; a run of 500 to 600 steps on a fresh program with '
+                  f'and the same 8 to 16 tokens short of a block of 700 to 2,048 with the '
+                  f'position 660 or more before the end, and of a block of 2,048 with the '
+                  f'position among the first five (1 to 4, so a cache that keeps fewer than '
+                  f'2,043 positions fails); a run of 500 to 600 steps on a fresh program with '
                   f'd_model 128 took at most {WORK_RATIO:g}x the CPU time of the package\'s own '
                   f'cache; no call to the package\'s decoders or forward pass')
 
@@ -198,13 +184,18 @@ REFUSE_1_4 = {**EXTRAS_OFF,
 def check_1_4(transformer_at):
     """``transformer_at(tokens, tok_emb, pos_emb, out_emb, layers, lnf)``: the logits, to 1e-9."""
     checked, seed = 0, tk.fresh_seed()
-    long = (f'long_program({seed}) (a block of 65 to 400)', long_program(seed),
-            np.random.default_rng([seed, 1]))
-    for name, params, rng in [*_fresh_cases(0, seed=seed), long]:
+    # round 25: a causal mask made once at 256 x 256 passed 6 checks in 10: the top block
+    # (a full block of it only: each pass is long) is tried on every check
+    long = [(f'long_program({seed}) (a block of {LONG_BLOCK[0]} to {LONG_BLOCK[1]})',
+             long_program(seed), np.random.default_rng([seed, 1])),
+            (f'long_program({seed}, {TOP_BLOCK}) (a block of {TOP_BLOCK:,})',
+             long_program(seed, TOP_BLOCK), np.random.default_rng([seed, 2]))]
+    for name, params, rng in [*_fresh_cases(0, seed=seed), *long]:
         vocab, block = len(params['tok_emb']), len(params['pos_emb'])
-        inputs = [np.array([vocab - 1]), rng.integers(0, vocab, size=block),
-                  rng.integers(0, vocab, size=int(rng.integers(2, block))),
-                  np.arange(block) % vocab]
+        full = rng.integers(0, vocab, size=block)
+        inputs = [full] if block == TOP_BLOCK else [      # at the top, a full block only
+            np.array([vocab - 1]), full, rng.integers(0, vocab, size=int(rng.integers(2, block))),
+            np.arange(block) % vocab]
         for tokens in inputs:
             on = f'{name}, tokens {tk.short(tokens.tolist(), 200)}'
             got = tk.call(transformer_at, tokens, what='your transformer', on=on, **params)
@@ -220,8 +211,9 @@ def check_1_4(transformer_at):
                                f'taotp.trace on {name.split(" (")[0]}')
             checked += 1
     return Passed(f'logits equal the book\'s to 1e-9 on {checked} inputs (1 token to a full '
-                  f'block) over {HARD_SCOPE}, and on one of block 65 to 400; no einsum and no '
-                  f'call into the package\'s forward pass')
+                  f'block) over {HARD_SCOPE} and one of block {LONG_BLOCK[0]} to {LONG_BLOCK[1]}, '
+                  f'and on {TOP_BLOCK:,} tokens for one of block {TOP_BLOCK:,}, the largest '
+                  f'tried; no einsum and no call into the package\'s forward pass')
 
 
 # ----------------------------------------------------------------------------- 1.6
@@ -245,7 +237,8 @@ def _greedy_cases(seed):
 
 REPLAYED = 3                                # runs of each law drawn again with the same seed
 SAMPLING = dict(prompt=(2, 0), steps=8, runs=300, temperatures=((0.2, 0.6), (0.6, 2.0)),
-                band=(1e-3, 0.2), cold_runs=100)    # runs at the greedy check's T
+                band=(1e-3, 0.2), cold_runs=100,    # runs at the greedy check's T
+                deep=(300, 2.5))    # the deep case's runs, and the T its program is made for
 REFUSE_1_6 = {**EXTRAS_OFF,
               'taotp.decoding.decode': 'which already samples (decode(..., temperature=T, '
                                        'rng=rng)): draw each token yourself from softmax(logits '
@@ -254,7 +247,7 @@ REFUSE_1_6 = {**EXTRAS_OFF,
 
 
 def _e(t):
-    return f'{t:.0e}'.replace('e-0', 'e-')       # 1e-300, 1e-3
+    return f'{t:.0e}'.replace('e-0', 'e-').replace('e+', 'e')    # 1e-300, 1e-3, 5e299
 
 
 def _sampled(sample_decode, prompt, params, steps, temperature, seed, on=None):
@@ -296,25 +289,27 @@ def check_1_6(sample_decode):
     band = float(f'{10 ** rng.uniform(*np.log10(SAMPLING["band"])):.2g}')
     offset = float(f'{10 ** rng.uniform(3.5, 5):.3g}')      # every logit shifted by it
     fresh = ((None, FRESH_VOCABS, n), (band, COLD_VOCABS, n),
-             (cold, COLD_VOCABS, SAMPLING['cold_runs']), (1.0, COLD_VOCABS, 0))
+             (cold, COLD_VOCABS, SAMPLING['cold_runs']), (SAMPLING['deep'][1], COLD_VOCABS, 0))
     cases = [('taotp.exercises.ch01.sampling_program()', params, prompt, steps, t, n)
              for t in temps] + [
         (f'taotp.exercises.ch01.fresh_sampling_program({program_seed + k}' +
-         (f', offset={offset:g})' if T is None else f', T={T:g}, vocab={vocab})' if runs
-          else f', T, vocab={vocab})'),
+         (f', offset={offset:g})' if T is None else f', T={T:g}, vocab={vocab})') +
+         ('' if runs else ' with out_emb times each run\'s T'),
          *fresh_sampling_program(program_seed + k, T, vocab, 0.0 if T else offset), runs)
         for k, (T, vocab, runs) in enumerate(fresh)]
     # (scaled ones at a T from 1e-3 to 0.2, where one right only below 1e-3 is wrong, at the
     # greedy check's T, where a sampler greedy below any T above it is wrong: round 18, and
-    # the deep case, marked by 0 runs: its law is the one at T = 1, each run gets its own T
-    # from ``deep_temperatures`` and out_emb times that T, down to the statement's smallest
-    # T); 3) the law of every step; 4) calibration and the score of T (``draws``)
-    deep = deep_temperatures(rng, SAMPLING['cold_runs'])
+    # the deep case, marked by 0 runs: its law is its program's at T = 1 (made for T = 2.5:
+    # sharper than the others, so that greedy and flat draws both stray far), each run gets
+    # its own T from ``deep_temperatures`` and out_emb times that T, from the statement's
+    # smallest T to its largest); 3) the law of every step; 4) calibration and the score of T
+    deep = deep_temperatures(rng, SAMPLING['deep'][0])
     tests = tests_for(len(cases), 12, COLD_VOCABS[1])          # the most a fresh one has
     sums = []
     for name, params, prompt, steps, temperature, n in cases:
         given = [(params, temperature)] * n if n else \
             [({**params, 'out_emb': params['out_emb'] * t}, t) for t in deep]
+        temperature = temperature if n else 1.0
         at = f'temperature {temperature}' if n else \
             f'a T per run from {_e(DEEP[0])} to {_e(DEEP[-1])}'
         n = len(given)
@@ -377,17 +372,18 @@ def check_1_6(sample_decode):
                       f'the time, where the law gives them {mass[b] / count[b]:.3f} on average '
                       f'({int(count[b]):,} chances; a right sampler stays within '
                       f'{margin[b] / count[b]:.3f}): draw every step from the whole law')
-    runs, cold_runs = SAMPLING['runs'], SAMPLING['cold_runs']
+    runs, cold_runs, (deep_runs, made) = SAMPLING['runs'], SAMPLING['cold_runs'], SAMPLING['deep']
     return Passed(f'greedy at a fresh T from 1e-5 to 1e-3 on {len(SHAPES)} fresh programs, '
                   f'and at fresh Ts from 0.2 to 0.6 and 0.6 to 2 on the notebook\'s program and '
                   f'on four drawn afresh, their vocabulary, prompt and length new too: one at '
                   f'T from 2 to 3 with 10^3.5 to 10^5 added to every logit, and three with 24 to '
-                  f'64 tokens and their logits scaled down to be as spread as there, at a T from '
-                  f'1e-3 to 0.2, at the greedy check\'s ({cold_runs} runs), and at a T of its own '
-                  f'for each of {cold_runs} runs: half from {_e(DEEP[0])}, the smallest T allowed, '
-                  f'to {_e(DEEP[1])}, the others one in each of {cold_runs - cold_runs // 2} equal '
-                  f'slices of the decades from there to {_e(DEEP[2])}; runs are reproducible with '
-                  f'their seeded rng, '
+                  f'64 tokens and their logits scaled down, to be as spread as there at a T from '
+                  f'1e-3 to 0.2 and at the greedy check\'s ({cold_runs} runs), and as at T = '
+                  f'{2 / made:g} to {3 / made:g} at a T of its own for each of {deep_runs} runs '
+                  f'(out_emb times that T): a third from {_e(DEEP[0])}, the smallest T allowed, to '
+                  f'{_e(DEEP[1])}, a third from {_e(DEEP[2])} to {_e(DEEP[3])}, the largest, the '
+                  f'others one in each of {deep_runs - 2 * (deep_runs // 3)} equal slices of the '
+                  f'decades between; runs are reproducible with their seeded rng, '
                   f'and every step of {runs} runs follows softmax(logits / T) of its own prefix '
                   f'(token frequencies per step within {hoeffding_margin(runs, tests):.3f}, over '
                   f'all steps within {hoeffding_margin(runs * SAMPLING["steps"], tests):.3f} on '
@@ -400,6 +396,7 @@ def check_1_6(sample_decode):
 # ----------------------------------------------------------------------------- 1.7
 
 BLOCKS_1_7 = (8, 5, 1, 24, 3)       # round 13: a window capped at 16 passed 13 at the most
+COPIER_1_7 = (65, 300, 1024)        # the copier's drawn block, from and to, and its top
 REFUSE_1_7 = {**EXTRAS_OFF,
               'taotp.decoding.decode': 'which already slides the window (decode(..., '
                                        'window=True)): feed the last block_size tokens to '
@@ -424,19 +421,24 @@ def check_1_7(decode_window):
                          f'tokens (the prompt and then {steps} new tokens are due)',
                          max_steps=steps, window=True)
             checked += 1
-    # the oldest token of the window, read at every step (round 13: a window capped at 16;
-    # round 17: at 64)
-    block = int(10 ** rng.uniform(np.log10(65), np.log10(301)))    # 64 let a cap at 64 pass
-    prompt = rng.integers(0, 8, size=int(rng.integers(block, block + 9))).tolist()
-    shown = f'prompt {prompt}' if block <= 64 else f'a prompt of {len(prompt)} tokens'
-    _same_tokens(decode_window, f'token_copier(8, {block}) (it repeats the oldest token of its '
-                 f'window), {shown}, 100 steps', prompt, token_copier(8, block),
-                 (100,), f' over the last {block} tokens', max_steps=100, window=True)
+    # the copier of the window's oldest token (round 13: a window capped at 16 passed; round
+    # 17: at 64; round 25: at 300, the drawn block's top, passed every check): at a block drawn
+    # from 65 up (64 let a cap at 64 pass), then at the top, in fewer steps (each a long pass;
+    # a capped window reads another random prompt token, the same one 1 time in 8)
+    low, high, top = COPIER_1_7
+    drawn = int(10 ** rng.uniform(np.log10(low), np.log10(high + 1)))
+    for block, steps in ((drawn, 100), (top, 10)):
+        prompt = rng.integers(0, 8, size=int(rng.integers(block, block + 9))).tolist()
+        _same_tokens(decode_window, f'token_copier(8, {block}) (it repeats the oldest token of '
+                     f'its window), a prompt of {len(prompt)} tokens, {steps} steps', prompt,
+                     token_copier(8, block), (steps,), f' over the last {block} tokens',
+                     max_steps=steps, window=True)
     return Passed(f'{checked} prompts (1 token, a full block, longer than the block, 0 steps) at '
                   f'block sizes 1, 3, 5, 8 and 24 over {SCOPE}, and a prompt longer than the '
-                  f'block at a block size from 65 to 300 for a program that reads the oldest '
-                  f'token of its window; every token is the argmax over the last block_size '
-                  f'tokens, up to 120 steps')
+                  f'block for a program that reads the oldest token of its window, at a block '
+                  f'size from {low} to {high} (100 steps) and at {top:,} (10 steps), the largest '
+                  f'tried; every token is the argmax over the last block_size tokens, up to 120 '
+                  f'steps')
 
 
 # ----------------------------------------------------------------------------- 1.8

@@ -1,6 +1,7 @@
 """The programs Chapter 1's checkers run: random programs of every shape the chapter's
-puzzles must handle (``case_programs``), a program that copies one position's token
-(``token_copier``), and the sampling programs of 1.6.  Named in the exercise notebook as
+puzzles must handle (``case_programs``), 1.3's prompts for them (``decode_cases``), a
+program that copies one position's token (``token_copier``), the long programs of 1.4, and
+the sampling programs and temperatures of 1.6.  Named in the exercise notebook as
 ``taotp.exercises.ch01.<name>``."""
 import numpy as np
 
@@ -78,13 +79,42 @@ def case_programs(seed, norms=None, hard=True):
     return programs
 
 
-def long_program(seed):
-    """The first shape of ``SHAPES`` at a block of 65 to 400 drawn from ``seed`` (round 17: a
-    forward pass with a causal mask fixed at 32 x 32 passed, every input having 24 tokens at
-    the most)."""
+def decode_cases(params, rng):
+    """1.3's prompts, step counts and eos for one program: boundaries first, then random."""
+    vocab, block = len(params['tok_emb']), len(params['pos_emb'])
+    full = rng.integers(0, vocab, size=block)
+    first = int(decode(full[:2], params, max_steps=1, cache=False)[-1])
+    cases = [([vocab - 1], block, None),              # one token in, fills the block
+             (full.tolist(), 1, None),                # a full block in, one step
+             (full[:3].tolist(), 0, None),            # no steps at all
+             (full[:2].tolist(), block - 1, first)]   # eos is the very first token
+    for _ in range(4):
+        n = int(rng.integers(1, block))
+        eos = int(rng.integers(0, vocab)) if rng.random() < 0.5 else None
+        cases.append((rng.integers(0, vocab, size=n).tolist(),
+                      int(rng.integers(1, block - n + 2)), eos))
+    for _ in range(20):   # eos = 0, met on the way where 20 tries find a path that meets it
+        prompt = rng.integers(0, vocab, size=int(rng.integers(1, block // 2))).tolist()
+        path = [int(t) for t in decode(prompt, params, max_steps=block - len(prompt), cache=False)]
+        if 0 in path[len(prompt) + 1:]:    # (round 23: `if eos and ...` passed 1 check in 9)
+            break
+    return cases + [(prompt, block - len(prompt), 0)]
+
+
+LONG_BLOCK = (65, 400)   # 1.4's long program: a block drawn from this range, ...
+TOP_BLOCK = 1024         # ... and a second one at the largest block the statement names
+
+
+def long_program(seed, block=None):
+    """The first shape of ``SHAPES`` with weights from ``seed``, at ``block`` or, when none is
+    given, at a block drawn from ``seed`` in ``LONG_BLOCK`` (round 17: a forward pass with a
+    causal mask fixed at 32 x 32 passed, no input being longer than 24 tokens; round 25: a
+    mask made once at 256 x 256 passed 6 checks in 10, which the program at ``TOP_BLOCK``
+    now refuses on every check)."""
     rng = np.random.default_rng(seed)
     vocab, d, kind, layers = SHAPES[0]
-    return random_program(rng, vocab, int(rng.integers(65, 401)), d, layers, kind)
+    size = int(rng.integers(LONG_BLOCK[0], LONG_BLOCK[1] + 1)) if block is None else block
+    return random_program(rng, vocab, size, d, layers, kind)
 
 
 def token_copier(vocab, block, position=0):
@@ -107,19 +137,28 @@ def token_copier(vocab, block, position=0):
 
 FRESH_VOCABS = (3, 9)      # a fresh program's vocabulary: from 3 to 9, never the shown 4 ...
 COLD_VOCABS = (24, 64)     # ... or from 24 to 64
-DEEP = (1e-300, 2e-300, 1e-3)   # 1.6's smallest T, the top of its bottom band, the largest
+# 1.6's deep case: its bottom band (from the smallest T the statement allows) and its top
+# band (up to the largest); float64 keeps the law at both ends (see ``deep_temperatures``)
+DEEP = (1e-300, 2e-300, 5e299, 1e300)
 
 
 def deep_temperatures(rng, n):
-    """``n`` temperatures, one per run of 1.6's deep case: the first half drawn log-uniformly
-    over the bottom band of ``DEEP`` (1e-300, the smallest T the statement allows, to twice
-    that: a sampler that goes greedy below any T above the band is wrong on all of them),
-    the others one in each of as many equal slices of the decades from the band's top to
-    1e-3 (every stretch of 6 decades is met).  A sampler greedy below T = 1e-4 passed 3
-    checks in 8 while the coldest T was drawn from 1e-5 to 1e-3."""
-    low, band, top = np.log10(DEEP)
-    edges = np.linspace(band, top, n - n // 2 + 1)
-    return 10 ** np.concatenate([rng.uniform(low, band, n // 2),
+    """``n`` temperatures, one per run of 1.6's deep case: a third drawn log-uniformly in the
+    bottom band of ``DEEP``, a third in its top band, the rest one in each of as many equal
+    slices of the decades between the bands (6 decades a slice at the check's n = 300).  A
+    sampler that goes greedy (or flat) below or above any T inside the range is wrong on a
+    whole band.  History: greedy below T = 1e-4 passed 3 checks in 8 while the coldest T was
+    1e-5 to 1e-3; greedy above T = 3 passed 12 checks in 12 while no T above 3 was tried.
+
+    The top band is safe in float64: a logit is at most (max |gamma| sqrt(d_model) + |beta|)
+    of the final norm times the longest row of out_emb, for the deep programs (scaled for
+    T = 2.5) 15.4 at the most over 300 seeds (a test holds it under 100), so at T = 1e300
+    every logit stays below 1e302, six decades under the largest float (1.8e308), and a sum
+    over the 64 tokens of the largest vocabulary stays finite."""
+    low, floor, ceiling, high = np.log10(DEEP)
+    third = n // 3
+    edges = np.linspace(floor, ceiling, n - 2 * third + 1)
+    return 10 ** np.concatenate([rng.uniform(low, floor, third), rng.uniform(ceiling, high, third),
                                  rng.uniform(edges[:-1], edges[1:])])
 
 

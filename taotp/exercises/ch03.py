@@ -2,9 +2,11 @@
 
 Each checker first runs the table the exercises notebook shows (``VISIBLE_3_2``, ...);
 every other table is drawn from a new seed, which a NOT YET names (``lookup_case`` rebuilds
-it), and so are the prefixes, the probe of 3.2 and the rng seeds of 3.6.  Keys are asked
-behind prefixes of every length the block allows (random, and cut from other keys).  The
-least size asked for in 3.11 is stored as a salted digest.
+it), and so are the prefixes, the separation probe of 3.2 and the rng seeds of 3.6.  3.2
+and 3.7 end with a probe table (``probe_case``: keys that differ at one position only,
+which catches a builder that leaves a key position out).  Keys are asked behind prefixes of
+every length the block allows (random, and cut from other keys).  The least size asked for
+in 3.11 is stored as a salted digest.
 """
 import itertools
 
@@ -19,12 +21,17 @@ from .result import Finding, Passed
 from .training_checks import check_3_1
 
 PREFIX = 6    # 3.2 and 3.7: every key is asked behind prefixes of 0 to 6 tokens
+PROBE_LEN, PROBE_NEIGHBOURS = 6, 4   # the probe table: 25 keys of 6 tokens (probe_case)
 
 
 def lookup_case(n_entries, key_len, vocab_size, seed):
     """The table ``(ks, vs)`` of a checked case: ``random_lookup_table`` drawn with
     ``np.random.default_rng(seed)`` (a NOT YET names the seed of the table that broke)."""
     return random_lookup_table(n_entries, key_len, vocab_size, np.random.default_rng(seed))
+
+
+_PROBE = (f'a key of {PROBE_LEN} tokens and, at each of its positions, {PROBE_NEIGHBOURS} '
+          f'keys that differ from it there only; all values distinct, vocabularies 30 to 60')
 
 
 def _scope(specs):
@@ -34,17 +41,39 @@ def _scope(specs):
             f'{max(vocabs)}')
 
 
+def probe_case(vocab_size, seed):
+    """The probe table of a check (3.2 and 3.7), drawn from ``np.random.default_rng(seed)``:
+    a base key of ``PROBE_LEN`` tokens and, at each of its positions, ``PROBE_NEIGHBOURS``
+    keys that differ from it there and nowhere else; every value differs from every other
+    (``vocab_size`` >= 1 + PROBE_LEN * PROBE_NEIGHBOURS).  A builder that leaves out any key
+    position confuses some of these keys (round 25: one reading only the last three tokens
+    passed, since random keys almost never agree on their last three)."""
+    rng = np.random.default_rng(seed)
+    base = rng.integers(0, vocab_size, size=PROBE_LEN)
+    rows = [base]
+    for p in range(PROBE_LEN):
+        for token in rng.choice(np.setdiff1d(np.arange(vocab_size), [base[p]]),
+                                size=PROBE_NEIGHBOURS, replace=False):
+            rows.append(base.copy())
+            rows[-1][p] = token
+    ks = np.array(rows, dtype=np.int64)[rng.permutation(len(rows))]
+    return ks, rng.choice(vocab_size, size=len(ks), replace=False).astype(np.int64)
+
+
 def _cases(visible, specs, rng):
     """(name, ks, vs, vocab, block): the notebook's table ``visible`` (n, key_len, vocab,
     seed), then one table per (n, key_len, vocab) of ``specs`` and one of 40 keys of 1 to 6
     tokens over 40 to 160 (round 16: key lengths 4 and 6 were never tried), each from a
-    fresh seed."""
+    fresh seed, and last a ``probe_case`` over 30 to 60 tokens from a fresh seed."""
     drawn = (40, int(rng.integers(1, 7)), int(rng.integers(40, 161)))
     tables = [('the notebook\'s table', *visible)]
     tables += [('table', *spec, int(rng.integers(2 ** 31))) for spec in specs + (drawn,)]
     for label, n, key_len, vocab, seed in tables:
         yield (f'{label} lookup_case({n}, {key_len}, {vocab}, seed={seed})',
                *lookup_case(n, key_len, vocab, seed), vocab, key_len + PREFIX)
+    vocab, seed = int(rng.integers(30, 61)), int(rng.integers(2 ** 31))
+    yield (f'probe table probe_case({vocab}, seed={seed})', *probe_case(vocab, seed), vocab,
+           PROBE_LEN + PREFIX)
 
 
 def _precision(params, ks, vs, vocab, rng, on, post_ln=False):
@@ -96,12 +125,13 @@ SEPARATE = 0.01  # the largest cosine allowed between the directions of two key 
 PROBE_TOKENS = 40   # tokens tried at each key position, drawn afresh from the whole vocabulary
 
 
-def key_position_overlap(params, key, prefix, tokens):
-    """How much two key positions share directions of the last position's final stream.
+def key_position_spans(params, key, prefix, tokens):
+    """The directions in which each key position moves the last position's final stream.
 
     Replacing the token at key position p of ``prefix + key`` by each of ``tokens`` moves
-    the final stream within a subspace U_p; returns ``(cosine, p, q)``, the largest cosine
-    between U_p and U_q: 0 for concatenation, far from 0 when a hash sums the positions.
+    the final stream within a subspace U_p; returns an orthonormal basis of each U_p (one
+    (d, rank) array per key position), keeping directions whose move exceeds 1e-6 of the
+    largest move of any position: a position the program ignores gets an empty basis.
     """
     base = np.concatenate([prefix, key]).astype(np.int64)
     tokens = np.asarray(tokens, dtype=np.int64)
@@ -112,10 +142,45 @@ def key_position_overlap(params, key, prefix, tokens):
     final = trace(queries, params).final[:, -1]
     moves = (final[:-1] - final[-1]).reshape(l, k, -1).transpose(0, 2, 1)   # (p, d, token)
     u, sv, _ = np.linalg.svd(moves, full_matrices=False)
-    spans = [u_p[:, s_p > 1e-6 * max(s_p.max(initial=0.0), 1e-300)] for u_p, s_p in zip(u, sv)]
+    floor = 1e-6 * max(float(sv.max(initial=0.0)), 1e-300)
+    return [u_p[:, s_p > floor] for u_p, s_p in zip(u, sv)]
+
+
+def key_position_overlap(params, key, prefix, tokens, spans=None):
+    """``(cosine, p, q)``: the largest cosine between the subspaces U_p and U_q of two key
+    positions (``key_position_spans``, or ``spans`` already computed): 0 for concatenation,
+    far from 0 when a hash sums the positions.  Positions with an empty span are skipped
+    here; the checker of 3.2 refuses them first."""
+    if spans is None:
+        spans = key_position_spans(params, key, prefix, tokens)
     cosines = [(float(np.linalg.svd(spans[p].T @ spans[q], compute_uv=False).max()), p, q)
-               for p, q in itertools.combinations(range(l), 2) if spans[p].size and spans[q].size]
+               for p, q in itertools.combinations(range(len(spans)), 2)
+               if spans[p].size and spans[q].size]
     return max(cosines, default=(0.0, 0, 1))
+
+
+def _separate(params, ks, vocab, block, name, rng):
+    """The separation probe of 3.2 on a random key behind a random prefix: every key
+    position must move the last position's stream (round 25), each in directions of its own."""
+    row = int(rng.integers(len(ks)))
+    prefix = rng.integers(0, vocab, size=block - ks.shape[1])
+    tokens = rng.choice(vocab, size=min(vocab, PROBE_TOKENS), replace=False)
+    spans = toolkit.run_program(lambda: key_position_spans(params, ks[row], prefix, tokens),
+                                on=name)
+    query = np.concatenate([prefix, ks[row]]).tolist()
+    still = [p for p, span in enumerate(spans) if not span.size]
+    if still:
+        raise Finding(f'{name}, query {query}: changing the token at key position {still[0]} '
+                      f'({len(tokens)} tokens from the whole vocabulary) does not move the '
+                      f'last position\'s stream; concatenation keeps a copy of every key '
+                      f'token, so every key position must move it, in dimensions of its own')
+    cosine, p, q = key_position_overlap(params, ks[row], prefix, tokens, spans)
+    if cosine > SEPARATE:
+        raise Finding(f'{name}, query {query}: changing the token at key position {p} and at '
+                      f'key position {q} moves the last position\'s stream in shared directions '
+                      f'(cosine {cosine:.2f}; at most {SEPARATE} allowed); a hash sums the key '
+                      f'positions into the same dimensions, concatenation gives each position '
+                      f'dimensions of its own')
 
 
 @checker('3.2')
@@ -129,25 +194,14 @@ def check_3_2(build):
         if right < 0.99:
             raise _miss(name, first, right, '; 99% needed')
         if key_len > 1:
-            row = int(rng.integers(len(ks)))
-            prefix = rng.integers(0, vocab, size=block - key_len)
-            tokens = rng.choice(vocab, size=min(vocab, PROBE_TOKENS), replace=False)
-            cosine, p, q = toolkit.run_program(
-                lambda: key_position_overlap(params, ks[row], prefix, tokens), on=name)
-            if cosine > SEPARATE:
-                raise Finding(f'{name}, query {np.concatenate([prefix, ks[row]]).tolist()}: '
-                              f'changing the token at key position {p} and at key position {q} '
-                              f'moves the last position\'s stream in shared directions (cosine '
-                              f'{cosine:.2f}; at most {SEPARATE} allowed); a hash sums the key '
-                              f'positions into the same dimensions, concatenation gives each '
-                              f'position dimensions of its own')
-    return Passed(f'one layer; on the notebook\'s table and {len(SPECS_3_2) + 1} tables '
-                  f'drawn afresh ({_scope(SPECS_3_2)}, and 40 keys of 1 to 6 tokens), at least '
-                  f'99% of the keys right behind prefixes '
-                  f'of every length (random, and cut from other keys); the key positions move the '
-                  f'last position\'s stream in separate directions (cosine <= {SEPARATE}, '
-                  f'{PROBE_TOKENS} tokens from the whole vocabulary at each key position), as '
-                  f'concatenation does; out_emb may be untied')
+            _separate(params, ks, vocab, block, name, rng)
+    return Passed(f'one layer; on the notebook\'s table, {len(SPECS_3_2) + 1} tables drawn '
+                  f'afresh ({_scope(SPECS_3_2)}, and 40 keys of 1 to 6 tokens) and a probe '
+                  f'table drawn afresh ({_PROBE}), at least 99% of the keys right behind '
+                  f'prefixes of every length (random, and cut from other keys); every key '
+                  f'position moves the last position\'s stream, each in directions of its own '
+                  f'(cosine <= {SEPARATE}, {PROBE_TOKENS} tokens from the whole vocabulary at '
+                  f'each key position), as concatenation does; out_emb may be untied')
 
 
 # ----------------------------------------------------------------------------- 3.6
@@ -246,9 +300,9 @@ def check_3_7(build):
         checked += total
     return Passed(f'PostLN forward (taotp.transformer(..., post_ln=True)): all {checked:,} '
                   f'queries right on the notebook\'s table and {len(SPECS_3_7) + 1} tables '
-                  f'drawn afresh ({_scope(SPECS_3_7)}, and 40 keys of 1 to 6 tokens), every '
-                  f'key behind random prefixes of every '
-                  f'length 0 to {PREFIX} and behind a prefix cut from other keys')
+                  f'drawn afresh ({_scope(SPECS_3_7)}, and 40 keys of 1 to 6 tokens) and a '
+                  f'probe table drawn afresh ({_PROBE}), every key behind random prefixes of '
+                  f'every length 0 to {PREFIX} and behind a prefix cut from other keys')
 
 
 # ----------------------------------------------------------------------------- 3.11

@@ -238,30 +238,44 @@ def _prompt(make_prompt, ks, vs, key, vocab, name):
     return prompt, L
 
 
+def _run_lookups(make_prompt, table, ks, values, vocab, visible):
+    """Search on ``make_prompt``'s prompt for every key of one table: the (prompt, prefix_len)
+    pairs, in the order of ``ks``."""
+    prompts = [_prompt(make_prompt, ks, values, key, vocab, table) for key in ks]
+    for (prompt, L), key, want in zip(prompts, ks, values):
+        params = build_search_transformer(vocab + 1, len(prompt), L)
+        got = int(last_token_argmax(np.array([prompt]), params)[0])
+        if got != want:
+            on = f'{table}, key {key}: the book\'s Search on your prompt {prompt} ' \
+                 f'(prefix_len {L})'
+            if visible:
+                raise Finding(f'{on} answered {got}; expected the value {want}', prompt)
+            raise toolkit.wrong(on, got, 'Search answers the token after the one earlier '
+                                'copy of the last prefix_len tokens', prompt)
+    return prompts
+
+
+def _per_key(prompts):
+    """The part of each prompt that changes from key to key (what follows the longest start
+    all the prompts share), with prefix_len."""
+    n = min(len(p) for p, _ in prompts)
+    start = next((i for i in range(n) if len({p[i] for p, _ in prompts}) > 1), n)
+    return [(p[start:], L) for p, L in prompts]
+
+
 def _lookups(make_prompt, name, ks, vs, vocab, rng, visible):
     """Every key of one table, with its values as given, shifted by one, redrawn and all
-    equal; the part of the prompts that changes from key to key, and prefix_len, must not
-    change with the values.  Returns the number of lookups."""
+    equal, then with its rows shuffled and a third of them left out (round 25: a prompt that
+    named each key by its row number passed); the part of the prompts that changes from key
+    to key, and prefix_len, must stay the same.  Returns the number of lookups."""
     variants = [('', vs), (' with its values shifted by one', [(v + 1) % vocab for v in vs]),
                 (' with its values redrawn', rng.integers(0, vocab, len(vs)).tolist()),
                 (' with all values equal', [int(vs[0])] * len(vs))]
     first = None
     for how, values in variants:
         table = f'{name}{how}' + (f' ({values})' if how and len(values) <= 16 else '')
-        prompts = [_prompt(make_prompt, ks, values, key, vocab, table) for key in ks]
-        for (prompt, L), key, want in zip(prompts, ks, values):
-            params = build_search_transformer(vocab + 1, len(prompt), L)
-            got = int(last_token_argmax(np.array([prompt]), params)[0])
-            if got != want:
-                on = f'{table}, key {key}: the book\'s Search on your prompt {prompt} ' \
-                     f'(prefix_len {L})'
-                if visible and not how:
-                    raise Finding(f'{on} answered {got}; expected the value {want}', prompt)
-                raise toolkit.wrong(on, got, 'Search answers the token after the one earlier '
-                                    'copy of the last prefix_len tokens', prompt)
-        n = min(len(p) for p, _ in prompts)            # the part shared by every prompt
-        start = next((i for i in range(n) if len({p[i] for p, _ in prompts}) > 1), n)
-        signature = [(p[start:], L) for p, L in prompts]
+        signature = _per_key(_run_lookups(make_prompt, table, ks, values, vocab,
+                                          visible and not how))
         first = first or signature
         if signature != first:
             i = next(j for j in range(len(ks)) if signature[j] != first[j])
@@ -269,7 +283,20 @@ def _lookups(make_prompt, name, ks, vs, vocab, rng, visible):
                           f'to key (or prefix_len) is {signature[i]}, but {first[i]} with the '
                           f'values as given; it must depend on the key alone, the answer has '
                           f'to come from the table part')
-    return len(variants) * len(ks)
+    rows = rng.permutation(len(ks))[:len(ks) - len(ks) // 3].tolist()   # a third left out
+    table = f'{name}, only its rows {rows} in that order'
+    prompts = _run_lookups(make_prompt, table, [ks[i] for i in rows], [vs[i] for i in rows],
+                           vocab, False)
+    for i, (prompt, L) in zip(rows, prompts):
+        part, length = first[i]
+        tail = prompt[max(0, len(prompt) - len(part)):]
+        if L != length or len(prompt) <= len(part) or tail != part:
+            raise Finding(f'{table}, key {ks[i]}: your prompt ends {tail} with '
+                          f'prefix_len {L}, but {part} with prefix_len {length} when the table '
+                          f'held every row in its first order; the part of the prompt that '
+                          f'changes from key to key must depend on the key alone, not on where '
+                          f'it sits in the table or on the other keys')
+    return len(variants) * len(ks) + len(rows)
 
 
 @checker('4.3')
@@ -281,8 +308,9 @@ def check_4_3(make_prompt):
                  for table in random_tables(toolkit.fresh_seed()))
     return Passed(f'{count} lookups right over the 7 tables of ch04.lookup_tables() and 3 random '
                   f'tables drawn for this check (keys of up to 12 tokens), each with its values '
-                  f'as given, shifted by one, redrawn and all equal; the per-key part of each '
-                  f'prompt and prefix_len depend on the key alone')
+                  f'as given, shifted by one, redrawn and all equal, and with its rows shuffled '
+                  f'and a third left out (drawn afresh); the per-key part of each prompt and '
+                  f'prefix_len depend on the key alone, not on its row or the other keys')
 
 
 # ----------------------------------------------------------------------------- 4.4 and 4.5
