@@ -212,8 +212,10 @@ check('9.10', digit_weights)
 # the IDs of `taotp.coupling.coupled_ids` (offsets 1, 1). It must write every response token
 # after `=`, then `$`, on every problem up to `max_operands` numbers of `max_digits` digits
 # (checked for `build(8, 8)`, `build(3, 12)`, `build(1, 1)`, one size up to (7, 12) and one
-# up to (30, 30) drawn afresh), within the theorem's budget: one layer, four heads, 83 ReLUs and the width of
-# 9.12. Assemble it from your pieces: the package's own builders are switched off.
+# up to (30, 30) drawn afresh, and sizes whose padding $\ell$ is 3, 4, 7, 8, 15, 16, 31 and
+# 32, where $\ell + 1$ or $\ell$ is a power of two), within the theorem's budget: one layer,
+# four heads, 83 ReLUs and the width of 9.12. Assemble it from your pieces: the package's own
+# builders are switched off.
 
 # %%
 def build(max_digits, max_operands):
@@ -338,8 +340,8 @@ check('9.18', counts)
 # `max_operands` numbers of `max_digits` digits, with one layer and four heads. The checker
 # runs it teacher-forced with IDs from `taotp.coupling.coupled_ids` (vocabulary
 # `0123456789+=>$`), for `port(4, 4)`, one size up to (3, 3) and one up to (30, 30) drawn
-# afresh. The package's
-# own port is switched off: start from your adder of 9.11.
+# afresh, and the sizes of 9.11 whose $\ell$ is next to a power of two. The package's own
+# port is switched off: start from your adder of 9.11.
 
 # %%
 def port(max_digits, max_operands):

@@ -16,14 +16,14 @@ the exercise notebook prints show an expected value.
 | 9.8 | `carry_out` on all 38 (pair sum, written digit) pairs | carry = pair sum >= 10; values that never convert or compare |
 | 9.9 | weights of <= 2 ReLUs: the right token kind at every response position of 35 problems | a function; the package's 3 units; EOS from PRE_EOS alone; wrong at an 8-digit size |
 | 9.10 | weights of <= 80 ReLUs, exactly one-hot with PRE_SUM anywhere up to 0.15 off, all 722 intervals checked whole (both ends and every kink: the output is piecewise linear) | a function; 81 units; NUM dropped; narrow plateaus; NaN; the package's units (offset 0.21); round 12: robust trapezoids in 76 units and a 2e-4-wide notch in a plateau (3 spare units), which passed about 95 % of the sampled checks |
-| 9.11 | `build(n, m)`: 1 layer, 4 heads, 83 ReLUs, d = 19 + 2 P1 + 2 P2, exact without norms on the problems of (8, 8), (3, 12), (1, 1), one fresh size up to (7, 12) and one up to (30, 30) (round 17: none between) | a Python adder object; the package's builder; extra layer, head, width, ReLU; one size for all; lam = 0.5; the PreLN port |
-| 9.12 | `size(n, m)` on 355 sizes (the book's five, boundaries of m + 1 and ell + 2 at every 2^k up to 2^40: round 21, widths from math.log(x, 2), above 29 at 2^29, passed, m next to every 10^k up to 10^12: round 20, ell from math.log(m, 10) passed, 10^3 and 10^6 being drawn in 3 checks of 5; round 24, the same nudged by 1e-9 passed, wrong at 10^9 - 1) | the paper's P1 (hint); P2 = ceil(log2 m); a lookup of known sizes |
+| 9.11 | `build(n, m)`: 1 layer, 4 heads, 83 ReLUs, d = 19 + 2 P1 + 2 P2, exact without norms on the problems of (8, 8), (3, 12), (1, 1), one fresh size up to (7, 12) and one up to (30, 30) (round 17: none between), and the eight sizes up to (30, 30) whose ell is 2^k - 1 or 2^k (round 26: the paper's width, one bit short at ell = 2^k - 1, passed half the checks) | a Python adder object; the package's builder; extra layer, head, width, ReLU; one size for all; lam = 0.5; the PreLN port |
+| 9.12 | `size(n, m)` on 364 sizes (the book's five, boundaries of m + 1 and ell + 2 at every 2^k up to 2^40: round 21, widths from math.log(x, 2), above 29 at 2^29, passed, m next to every 10^k up to 10^12: round 20, ell from math.log(m, 10) passed, 10^3 and 10^6 being drawn in 3 checks of 5; round 24, the same nudged by 1e-9 passed, wrong at 10^9 - 1) | the paper's P1 (hint); P2 = ceil(log2 m); a lookup of known sizes |
 | 9.13 | operands (<= 20 x 20 digits) where the paper's condition holds and the literal width fails | ell a power of two; operands that work; too many |
 | 9.14 | (operands, lam) exact at lam, not at lam - 0.25, on the 0.25 grid | not the smallest; not exact; off the grid; a bool |
 | 9.15 | `shape(b)`: exactly one-hot blocks in bases 2-16, 20, 36, 60 and two drawn below 50, and on sampled sums in base 100 and one from 101 to 1,000 (round 21: a margin of 1.2 / b, right to 60, passed) | offset off; overlapping ramps; a lookup of 5 bases; a fix for bases 2 and 3 only |
 | 9.16 | a 1-layer PreLN program: exact parities and EOS on 108 strings, one of every length 1-100 (round 21: a program wrong at 57 bits alone passed 8 checks in 10) | no EOS; a short table; a second layer; the adder |
 | 9.17 | `needed(operands, j)` on every digit of 35 problems | one key only |
-| 9.18 | `counts(n, m)` on 211 sizes up to 10^9 (a P1 boundary at m = 10^j - 1 and 10^j up to 10^12: round 20, math.log(m, 10) passed, round 24, the same nudged by 1e-9; P1 and P2 boundaries at every 2^k up to 2^40: round 21, math.log(x, 2) passed), builders switched off | the readout counted as tied; a lookup; the package's builder |
+| 9.18 | `counts(n, m)` on 217 sizes up to 10^9 (a P1 boundary at m = 10^j - 1 and 10^j up to 10^12: round 20, math.log(m, 10) passed, round 24, the same nudged by 1e-9; P1 and P2 boundaries at every 2^k up to 2^40: round 21, math.log(x, 2) passed), builders switched off | the readout counted as tied; a lookup; the package's builder |
 | 9.19 | `port(n, m)`: 1 layer, 4 heads, exact through the layer norms for (4, 4), a fresh size up to (3, 3) (round 17: none below (4, 4) was built) and one up to (30, 30) | the norm-free weights; one table; a broken readout; extra layer or head; the package's port |
 
 Red team (attacks written from the checker source alone; each row says why it fails now, or
@@ -59,6 +59,7 @@ from checking import SHORT, NeverArray, ShowsAnother, fails, never_names, passes
 import taotp
 from solutions import answer
 from taotp import coupling as C
+from taotp.coupling import adder
 from taotp.exercises import ch09, registry
 
 
@@ -411,6 +412,32 @@ def test_9_11_rejects_wrong_adders_and_tables_of_the_visible_sizes():
           'over the budget: 2 layers')
 
 
+def one_bit_short(n, m):
+    """Round 26: the paper's condition ell + 1 <= 2^P1 for the level-1 width, one bit short
+    exactly where ell = 2^k - 1 (the package's sizes with that P1)."""
+    z = dict(C.sizes(n, m))
+    P1 = z['ell'].bit_length()
+    z.update(P1=P1, max_pos1=2 ** P1, d_model=19 + 2 * P1 + 2 * z['P2'],
+             d_model_preln=42 + 4 * (P1 + z['P2']))
+    return z
+
+
+@pytest.mark.parametrize('puzzle, make', [('9.11', lambda z: adder._free_params(z, 20.0)),
+                                          ('9.19', lambda z: adder._preln_params(z, 20.0, 1e-3))])
+def test_9_11_and_9_19_try_every_size_where_ell_plus_1_is_a_power_of_two(puzzle, make):
+    """The programs of the one-bit-short width, built beforehand for every width pair (the
+    adder depends on its widths alone), passed half the checks while only drawn sizes met
+    ell = 3, 7, 15 or 31."""
+    table = {}
+    for n in range(1, 31):
+        for m in range(1, 31):
+            z = one_bit_short(n, m)
+            if (z['P1'], z['P2']) not in table:
+                table[z['P1'], z['P2']] = make(z)
+    program = lambda n, m: table[one_bit_short(n, m)['P1'], one_bit_short(n, m)['P2']]  # noqa
+    fails(puzzle, program, 'the first wrong token is number')
+
+
 def test_9_12_explains_the_papers_width_and_shows_only_the_books_sizes():
     size = answer('9.12')
 
@@ -439,6 +466,10 @@ def test_9_12_explains_the_papers_width_and_shows_only_the_books_sizes():
     hidden('9.12', lambda n, m: (n + 1 + int(math.log(m, 10)),) + size(n, m)[1:], want)
     # round 24: the same, nudged by 1e-9, wrong from m = 10^9 - 1
     hidden('9.12', lambda n, m: (n + 1 + int(math.log(m, 10) + 1e-9),) + size(n, m)[1:], want)
+    # round 26: a level-1 width of at least 3, wrong only at ell = 2 (n = 1, m <= 9)
+    at_least_3 = lambda n, m: (lambda z: (z[0], max(3, z[1]), z[2], z[3] + 2 * (z[1] < 3)))(  # noqa
+        size(n, m))
+    hidden('9.12', at_least_3, want)
     known = {nm: size(*nm) for nm in ((2, 3), (10, 10), (13, 13), (30, 30), (100, 100), (1, 1))}
     hidden('9.12', lambda n, m: known.get((n, m), (0, 0, 0, 0)), want)
 
@@ -559,6 +590,8 @@ def test_9_18_refuses_the_package_and_tables_made_beforehand():
     # round 24: math.log(m, 10) + 1e-9, an ell one too long from m = 10^9 - 1
     long = lambda n, m: counts(n + (int(math.log(m, 10) + 1e-9) > len(str(m)) - 1), m)  # noqa
     hidden('9.18', long, C.adder_census)
+    # round 26: the counts of a level-1 width of at least 3 (ell = 2 counted as ell = 3)
+    hidden('9.18', lambda n, m: counts(max(n, 2) if len(str(m)) == 1 else n, m), C.adder_census)
     table = {(n, m): C.adder_census(n, m) for n in range(1, 40) for m in range(1, 40)}
     hidden('9.18', lambda n, m: table.get((n, m), (0, 0)), C.adder_census)
 
