@@ -180,7 +180,10 @@ check('6.8', params_6_8)
 # Besides all 10,000 answers the checker looks at the attention at '=': for each digit place one head
 # must put at least 45 % of its weight on each of the two digits of that place, and prompts with
 # different sums $a + b$ must reach the MLP's hidden units (what its `M1` reads) differently: every
-# place is read, not only the units that the answer needs.
+# place is read, not only the units that the answer needs. That head must also be the one that
+# brings its place to the MLP: give a prompt the head's output at '=' from a prompt that differs
+# only in that place's digits, and the MLP's hidden units must get the other prompt's input (to
+# 0.1 % of the distance between the two), so no other head or position may carry those digits.
 
 # %%
 params_6_10 = None
@@ -206,9 +209,10 @@ check('6.11', params_6_11)
 # ## Puzzle 6.13 · No cleanup head (budget: 2 n_digits heads)
 #
 # Make the 2-digit mod-10 adder of Fig. 6.3 work with exactly 4 heads (no cleanup head). How many
-# parameters do you need compared with 9,508? The checker wants each of the four digits read by a head
-# (at least 45 % of its attention at '='), different sums reaching the MLP's hidden units differently,
-# and no head attending mostly to '=' itself.
+# parameters do you need compared with 9,508? The checker wants each of the four digits read by its
+# own head (at least 90 % of its attention at '=') that alone brings that digit to the MLP (the
+# swap test of 6.10), different sums reaching the MLP's hidden units differently, and no head
+# attending mostly to '=' itself.
 
 # %%
 params_6_13 = None

@@ -11,7 +11,7 @@ worker, judged in the judge), exactly as a reader's ``check`` does.
 | 6.4 | 2 hidden units; f(0) = 1 and f <= 0 for abs(x) >= 1 | the whole line (f is piecewise linear) |
 | 6.5 | `count_for_base(b)` equals count_params of Fig. 6.2's construction, built in the judge | b = 2..101 / 6 bases, fresh, up to 10^4, 10^8, 10^12, 10^15 and 10^18 and one from 2 x 10^17 to 10^18 (round 22: a formula in int64 wrapped there and passed 22 checks in 25), a float judged to its own rounding (round 12: a formula right only below 10^6 passed; round 17: 10^12 was the top; round 20: the first band began at 102, so a formula wrong at 101 alone passed) |
 | 6.6, 6.7, 6.8 | attention output (1 - k, k, 0...); d_model <= 3; exact cleanup (1e-6 of the smallest digit gap) | all 100 pairs / - |
-| 6.10, 6.11, 6.13 | one layer, head budget; all pairs; the heads read the digit places; different sums reach the MLP's hidden units differently | all 10,000 pairs / - |
+| 6.10, 6.11, 6.13 | one layer, head budget; all pairs; the heads read the digit places (6.13: >= 90 % on its own digit); each such head alone brings its digits to the MLP (its output swapped in from a prompt that differs only there gives that prompt's hidden-unit input, to 1e-3 of the distance; the references: 3e-10); different sums reach the MLP's hidden units differently | all 10,000 pairs / one fresh partner per prompt and place |
 | 6.14 | the tens digit of a + b | all 10,000 pairs / - |
 | 6.15 | one layer, MLP reads one coordinate; keys of different sums >= 100x the book's, at the book's width, before ln2's gain | one pair per sum and carry pairs / 3,000 random pairs |
 | 6.16 | no size budget, block >= 14; the 3 digits of a + b after an ignored prefix | carry pairs after prefixes of nines, zeros, own digits / all 10,000 pairs after random prefixes |
@@ -41,7 +41,9 @@ Attacks (each a test below) and why they fail now:
 | 6 NaN from finite weights (overflow times 0), NaN attention | 6.2, 6.3, 6.4, 6.6 | NaN counts as infinitely wrong |
 | 6 a units-only adder; a decoy head that carries nothing; a leftover hidden by scaling down | 6.10, 6.13, 6.8 | head and MLP-input probes over all prompts; tolerance relative to the digit gap |
 
-(Classes 4 and 5 of issue 17 concern training puzzles and 1.3: none in this chapter.)
+| 5 one head that adds everything (weights 10:1 over each operand) beside a units head that writes nothing, and silent heads to fill the budget (round 26) | 6.10, 6.11, 6.13 | the swap test: a named head must carry its place alone; 6.13 wants 90 % on one digit |
+
+(Class 4 of issue 17 concerns training puzzles and 1.3: none in this chapter.)
 The contract every checker keeps (the reference passes, garbage is reported, loops are
 stopped) is tested once in test_checker_contract.py; the reference answers come from their
 one copy, the solutions notebook (``answer``).
@@ -709,3 +711,68 @@ def test_the_6_13_and_6_10_references_have_their_head_structure():
         assert reads(w, (1, 4)) and reads(w, (0, 3))
     w, _, _ = ch06._mod2(answer('6.13'))
     assert all(reads(w, (p,)) for p in (0, 1, 3, 4)) and w[:, :, 5].max() <= 0.5
+
+
+# ----------------------------------------------------------------------------- class 5: head roles
+
+def whole_sum_head(silent=0, standard_circle=False, split_units=False):
+    """Round 26: head 0 attends 10:1 to each operand's tens and units digit, so it writes all of
+    (a + b) / 22 and still keeps 45.5 % on each tens digit; head 1 splits its attention between
+    the units digits but writes nothing (P = 0), and ``silent`` more heads attend evenly and
+    write nothing.  ``split_units``: head 1 also writes the units sum, so it carries that place
+    but not alone (head 0 brings the units too).  The MLP is a lookup on what reaches it."""
+    d = 13 if standard_circle else 10
+    p = taotp.base_params(12, 6, d)
+    digits = taotp.addition.digit_embedding(10)
+    p['tok_emb'][:, :4] = p['out_emb'][:, :4] = np.vstack([digits, digits[:1], digits[:1]])
+    p['pos_emb'][:, 4:10] = np.eye(6) - 1 / 6
+    if standard_circle:
+        p['pos_emb'][:, 10:] = taotp.pos_enc_3d_array(6)
+    scale = np.mean((p['tok_emb'][0] + p['pos_emb'][0]) ** 2)
+    layer = taotp.base_layer(2 + silent, d, 3, 1)
+    aims = [[0, -np.log(10), -90, 0, -np.log(10), -90], [-90, 0, -90, -90, 0, -90]]
+    for h, aim in enumerate(aims + [[0.0] * 6] * silent):
+        layer['Q'][h, 1, 0], layer['K'][h, 4:10, 0] = scale, aim
+    layer['V'][:2, 0, 0] = 22 * np.sqrt(scale), 2 * np.sqrt(scale)
+    layer['P'][0, 0, 0] = 1.0
+    layer['P'][1, 1, 0] = 1.0 if split_units else 0.0
+    p['layers'].append(layer)
+    return _refit_mod(p)
+
+
+def test_class_5_a_head_that_writes_nothing_does_not_count():
+    """The round-26 answer: every sum right, head 0 reads the tens (45.5 %), head 1 the units
+    (50 %), and the MLP's hidden units tell the sums apart, all through head 0."""
+    prompts, pairs = addition_prompts(2)
+    cheat = whole_sum_head()
+    pred = taotp.teacher_forced_argmax(np.concatenate([prompts, (pairs.sum(1) % 10)[:, None]],
+                                                      1), cheat, 6)
+    assert (pred[:, 0] == pairs.sum(1) % 10).all()
+    for puzzle, params in (('6.10', cheat), ('6.11', whole_sum_head(standard_circle=True))):
+        fails(puzzle, params, 'no head carries both units digits alone', 'head 1',
+              "does not reach the MLP's hidden units", 'only at positions [1, 4]')
+    fails('6.10', whole_sum_head(split_units=True), 'no head carries both units digits alone')
+    fails('6.13', whole_sum_head(silent=2), "no head reads a's tens digit", '90 %')
+
+
+def test_class_5_the_swap_test_alone_stops_the_filled_budget():
+    """6.13's share test put aside (45 %, as before round 26): the swap test still fails."""
+    cheat = whole_sum_head(silent=2)
+    prompts, pairs = addition_prompts(2)
+    weights = ch06._mod2(cheat)[0]
+    for name, positions in ch06.DIGITS.items():
+        readers = np.flatnonzero(weights[:, :, positions[0]].min(0) >= 0.45)
+        assert list(readers) == ([0] if positions[0] in (0, 3) else [1])
+        head, miss = ch06.carried_by(cheat, prompts, pairs, positions, readers)
+        assert (head is None) == (positions[0] in (1, 4)), name
+    assert 'head 1' in ch06.no_carrier("b's units digit", (4,), miss).message
+
+
+def test_the_references_carry_each_place_alone():
+    prompts, pairs = addition_prompts(2)
+    for pid, wanted in (('6.10', ch06.PLACES), ('6.11', ch06.PLACES), ('6.13', ch06.DIGITS)):
+        params = answer(pid)
+        for positions in wanted.values():
+            head, miss = ch06.carried_by(params, prompts, pairs, positions,
+                                         range(len(params['layers'][0]['Q'])))
+            assert head is not None and miss is None, (pid, positions)

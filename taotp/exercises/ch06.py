@@ -19,6 +19,7 @@ from ..model import DistinctRows, scalar_mlp
 from ..params import config, count_params
 from ..trace import trace
 from . import toolkit
+from .ch06_programs import _separation, _tells_sums_apart, carried_by, no_carrier
 from .registry import Puzzle, checker
 from .toolkit import Finding, Passed
 
@@ -333,45 +334,38 @@ def _mod2(params, target=lambda s: s % 10, label='[a, a, +, b, b, =] -> (a + b) 
     return seen.attn[0][:, :, 5], seen.mlp_in[0][:, 5], pairs.sum(1)
 
 
-def _tells_sums_apart(params, mlp_in, sums):
-    """Prompts whose sums differ must reach the MLP's hidden units (``mlp_in @ M1``, here two
-    random combinations of them) differently, by at least 1e-9 of their range: coordinates
-    that M1 ignores count for nothing."""
-    M1 = params['layers'][0]['M1']
-    seen = mlp_in @ (M1 @ toolkit.fresh_rng().normal(size=(M1.shape[1], 2)))
-    spread = np.ptp(seen, axis=0)
-    seen = np.round((seen - seen.min(0)) / np.where(spread > 0, spread, 1.0), 9)
-    group = np.unique(seen, axis=0, return_inverse=True)[1].ravel()
-    gap, sum_a, sum_b = _separation(group, sums)            # 0: one group holds two sums
-    if gap == 0:
-        raise Finding(f'all pairs right, but at "=" the MLP\'s hidden units get the same input '
-                      f'for a sum of {sum_a} and a sum of {sum_b}: every digit place must reach '
-                      f'what the MLP reads (its key is a + b)')
-
-
 PLACES = {'both units digits': (1, 4), 'both tens digits': (0, 3)}     # positions in [a a + b b =]
 SCOPE = ('all 10,000 pairs right; for each digit place a head splits its attention between a\'s '
-         'and b\'s digit, and the MLP\'s hidden units tell every sum a + b apart; budget kept: one '
-         'layer, at most 3 heads')
+         'and b\'s digit and alone brings them to the MLP (its output swapped in from a prompt '
+         'with other digits there, the MLP\'s hidden units get that prompt\'s input), and they '
+         'tell every sum a + b apart; budget kept: one layer, at most 3 heads')
 DIGITS = {"a's tens digit": (0,), "a's units digit": (1,), "b's tens digit": (3,),
           "b's units digit": (4,)}
 
 
-def _structure(params, wanted, cleanup=True):
-    """All 10,000 pairs right; for each of ``wanted`` (name -> positions) a head putting
-    >= 45 % of its attention at '=' on each of those positions, for every prompt; no head
-    mostly on '=' itself unless ``cleanup``; the MLP's hidden units tell every sum apart."""
+def _structure(params, wanted, cleanup=True, share=0.45):
+    """All 10,000 pairs right; for each of ``wanted`` (name -> positions) a head putting >=
+    ``share`` of its attention at '=' on each of those positions, for every prompt, that alone
+    carries their digits to the MLP (``carried_by``); no head mostly on '=' itself unless
+    ``cleanup``; the MLP's hidden units tell every sum apart."""
     weights, mlp_in, sums = _mod2(params)
+    found = {}
     for name, positions in wanted.items():
-        if not (weights[:, :, list(positions)].min(axis=(0, 2)) >= 0.45).any():
+        found[name] = np.flatnonzero(weights[:, :, list(positions)].min(axis=(0, 2)) >= share)
+        if not len(found[name]):
             raise Finding(f'all pairs right, but no head reads {name}: at the "=" position one '
-                          f'head must put at least 45 % of its attention on each of positions '
-                          f'{list(positions)}, for every prompt')
+                          f'head must put at least {share * 100:.0f} % of its attention on each '
+                          f'of positions {list(positions)}, for every prompt')
     own = [h for h in range(weights.shape[1]) if weights[:, h, 5].max() > 0.5]
     if own and not cleanup:
         raise Finding(f'head {own[0]} attends mostly to the "=" position itself: that is a '
                       f'cleanup head, which this puzzle removes')
     _tells_sums_apart(params, mlp_in, sums)
+    prompts, pairs = addition_prompts(2)
+    for name, positions in wanted.items():
+        head, miss = carried_by(params, prompts, pairs, positions, found[name])
+        if head is None:
+            raise no_carrier(name, positions, miss)
 
 
 @checker('6.10')
@@ -403,10 +397,13 @@ def check_6_13(params):
     if config(params)['n_heads'][0] != 4:
         raise Finding(f'budget: exactly 4 heads (2 n_digits, no cleanup head); got '
                       f'{config(params)["n_heads"][0]}')
-    _structure(params, DIGITS, cleanup=False)
+    _structure(params, DIGITS, cleanup=False, share=0.9)
     book = count_params(build_multi_digit_mod_transformer(2))['n_params']
-    return Passed(f'all 10,000 pairs right; each digit read by a head, none mostly on itself (no '
-                  f'cleanup), the MLP\'s hidden units tell every sum apart; one layer, 4 heads, '
+    return Passed(f'all 10,000 pairs right; each digit read by its own head (>= 90 % of its '
+                  f'attention) that alone brings it to the MLP (its output swapped in from a '
+                  f'prompt with another digit there, the MLP\'s hidden units get that prompt\'s '
+                  f'input), none mostly on itself (no cleanup), the hidden units tell every sum '
+                  f'apart; one layer, 4 heads, '
                   f'{count_params(params)["n_params"]:,} parameters (book, 5 heads: {book:,})')
 
 
@@ -438,20 +435,6 @@ def _keys(params, seqs, at):
     plain = dict(params, layers=[dict(layer, ln2={'gamma': 1.0, 'beta': 0.0})])
     keys = toolkit.run_program(lambda: mlp_inputs(plain, seqs, 0, at, int(rows[0])))
     return keys * np.sqrt(7 / config(params)['d_model'])       # the book's d_model is 7
-
-
-def _separation(keys, labels):
-    """The smallest gap between keys of different labels (gap, label_a, label_b); keys of one
-    label (a sum, or a sum and answer position) may differ.  NaN counts as no gap at all."""
-    keys, labels = np.asarray(keys, dtype=np.float64).ravel(), np.asarray(labels).ravel()
-    order = np.argsort(keys, kind='stable')
-    keys, labels = keys[order], labels[order]
-    differ = labels[1:] != labels[:-1]
-    if not differ.any():
-        return float('inf'), None, None
-    gaps = np.nan_to_num(np.where(differ, np.diff(keys), np.inf), nan=0.0, posinf=np.inf)
-    i = int(np.argmin(gaps))
-    return float(gaps[i]), labels[i], labels[i + 1]
 
 
 @checker('6.15')
