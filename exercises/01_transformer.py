@@ -70,9 +70,11 @@ from taotp.exercises import check, progress
 # token. Write `decode_fast(tokens, params, max_steps, eos)` that returns exactly what
 # `taotp.decode(tokens, params, max_steps, eos, cache=False)` returns (the prompt and
 # the new tokens, as a list of ints), without repeating work for positions it has
-# already processed. The checker compares tokens on seven random programs (up to full
+# already processed. The checker compares tokens on eight random programs (up to full
 # blocks, with and without `eos`; one attends as sharply as the book's hardened
-# programs, one has a stream that spreads only $10^{-8}$ to $10^{-6}$), and on a program
+# programs, one has a stream that spreads only $10^{-8}$ to $10^{-6}$, and one has
+# `out_emb` all zeros, so that every logit ties: where logits tie, the new token is the
+# first of them, as `np.argmax` picks), and on a program
 # that repeats, at every step, the token at one position of its prompt: a prompt of 40 to
 # 60 tokens with that position at least 32 before its end, then prompts 8 to 16 tokens
 # short of a full block, at a block of 700 to 2,048 with the position 660 or more before
@@ -97,15 +99,16 @@ check('1.3', decode_fast)
 # ## Puzzle 1.4 · Matrix products instead of einsum
 #
 # Re-implement `transformer(tokens, tok_emb, pos_emb, out_emb, layers, lnf)` using `@`
-# wherever you can (everywhere: the checker refuses `np.einsum`). It must return the
-# same logits as `taotp.transformer` to 1e-9, on programs with several layers and heads,
-# layer norms with vector gamma and beta, even a layer without heads, attention scores
-# as large as the book's hardened programs have ($10^3$ to $10^{20}$), and a stream that
-# spreads only $10^{-8}$ to $10^{-6}$, where the layer norm's $10^{-10}$ counts. Inputs
+# wherever you can (everywhere: the checker refuses `np.einsum`, and the packages of
+# other libraries with an einsum: `torch`, `jax`, `tensorflow`, `opt_einsum`). It must
+# return the same logits as `taotp.transformer` to 1e-9, on programs with several layers
+# and heads, layer norms with vector gamma and beta, even a layer without heads, attention
+# scores as large as the book's hardened programs have ($10^3$ to $10^{20}$), and a stream
+# that spreads only $10^{-8}$ to $10^{-6}$, where the layer norm's $10^{-10}$ counts. Inputs
 # run from 1 token to a full block, at blocks of 24, of 65 to 400 and of 1,024 (the
 # largest tried).
-# `taotp.layer_norm` and `taotp.softmax` are yours to use; the package's forward pass
-# and `np.einsum` are switched off while this puzzle is checked.
+# `taotp.layer_norm` and `taotp.softmax` are yours to use; the package's forward pass,
+# `np.einsum` and those packages are switched off while this puzzle is checked.
 
 # %%
 def transformer_at(tokens, tok_emb, pos_emb, out_emb, layers, lnf):
@@ -129,7 +132,7 @@ check('1.4', transformer_at)
 # `numpy.random.Generator` it is given (no global random state), for any $T$ from
 # $10^{-300}$ to $10^{300}$. Near $T = 0$ it must agree with greedy decoding (checked at a
 # $T$ drawn from $10^{-5}$ to $10^{-3}$). The checker samples 300 seeded runs of 8 steps at
-# a $T$ drawn from 0.2 to 0.6 and at one drawn from 0.6 to 2 on the program
+# a $T$ drawn from 0.2 to 0.5 and at one drawn from 0.5 to 2 on the program
 # `taotp.exercises.ch01.sampling_program()`, then on four of its family drawn afresh with a
 # new vocabulary, prompt and length: one at a $T$ from 2 to 3 with $10^{3.5}$ to $10^5$ added
 # to every logit (the law is the same; a softmax that does not subtract the max overflows),
@@ -165,9 +168,11 @@ check('1.6', sample_decode)
 # steps, from any prompt (even one longer than the block). It returns the prompt followed
 # by `n_steps` new tokens, as a list of ints. Build it on `taotp.transformer`;
 # `taotp.decode(..., window=True)` already does this, so it is switched off while this
-# puzzle is checked. The checker tries block sizes 1, 3, 5, 8 and 24, up to 120 steps, and,
-# on a program that repeats the oldest token of its window, a block size drawn from 65 to
-# 300 (100 steps) and block size 1,024, the largest it tries (10 steps).
+# puzzle is checked. The checker tries block sizes 1, 3, 5, 8 and 24, up to 120 steps, and
+# block size 4 on a program whose logits all tie (`out_emb` all zeros: the argmax is the
+# first of tied tokens, as `np.argmax` picks), and, on a program that repeats the oldest
+# token of its window, a block size drawn from 65 to 300 (100 steps) and block size 1,024,
+# the largest it tries (10 steps).
 
 # %%
 def decode_window(tokens, params, n_steps):

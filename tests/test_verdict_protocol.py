@@ -316,8 +316,9 @@ def test_every_refused_name_resolves_and_is_loaded_by_the_worker():
     import importlib.util
     for puzzle in registry().values():
         for name in puzzle.refuse:
-            if name.endswith('.*'):             # a whole package: it must exist
-                assert importlib.util.find_spec(name[:-2]) is not None, (puzzle.id, name)
+            if name.endswith('.*'):             # a whole package: the package's own must exist
+                if name.startswith('taotp.'):   # (others, torch or jax, may be absent)
+                    assert importlib.util.find_spec(name[:-2]) is not None, (puzzle.id, name)
             else:
                 assert worker._resolve(name) is not None, (puzzle.id, name)
 

@@ -45,8 +45,9 @@ SHARP = ((3, 8), (12, 20))   # log10 of the factor on Q of each layer of the sha
 FAINT = (-8, -6)             # log10 of the factor on the faint program's embeddings
 SCOPE = ('5 random programs drawn afresh (0 to 3 layers, up to 3 heads, a layer without heads, '
          'd_value != d_head, d_ff = 0, vector and scalar layer norms)')
-HARD_SCOPE = SCOPE + (', a sixth with attention scores of 1e3 to 1e20 and a seventh whose '
-                       'stream spreads 1e-8 to 1e-6')
+TIED = 'whose logits all tie (out_emb all zeros, so the argmax is token 0 at every step)'
+HARD_SCOPE = SCOPE + (', a sixth with attention scores of 1e3 to 1e20, a seventh whose '
+                       'stream spreads 1e-8 to 1e-6, an eighth ' + TIED)
 
 
 def sharpened(params, rng):
@@ -61,10 +62,13 @@ def sharpened(params, rng):
 
 def case_programs(seed, norms=None, hard=True):
     """The programs of one check (``SHAPES``, block 24, weights from ``seed``), and with
-    ``hard`` a sixth, of the first shape, ``sharpened``, and a seventh, of the last (no
+    ``hard`` a sixth, of the first shape, ``sharpened``, a seventh, of the last (no
     layers), whose embeddings are scaled by 10 ** uniform(*FAINT), so that the layer norm's
-    1e-10 counts (round 22: a norm with it inside the square root passed 3 checks in 5); the
-    seed of a failed case is printed in its message."""
+    1e-10 counts (round 22: a norm with it inside the square root passed 3 checks in 5), and
+    an eighth, of the first shape, with ``out_emb`` all zeros: every logit is exactly 0.0,
+    whatever order a forward pass sums in, so the argmax is the first token, 0, at every step
+    (round 26: a decoder that broke ties by the last index passed 1.3 and 1.7, no two logits
+    ever being equal); the seed of a failed case is printed in its message."""
     rng = np.random.default_rng(seed)
     programs = [random_program(rng, vocab, 24, d, layers, norms or kind)
                 for vocab, d, kind, layers in SHAPES]
@@ -76,6 +80,10 @@ def case_programs(seed, norms=None, hard=True):
         for key in ('tok_emb', 'pos_emb'):
             faint[key] = faint[key] * 10 ** rng.uniform(*FAINT)
         programs.append(faint)
+        vocab, d, kind, layers = SHAPES[0]
+        tied = random_program(rng, vocab, 24, d, layers, norms or kind)
+        tied['out_emb'] = np.zeros_like(tied['out_emb'])
+        programs.append(tied)
     return programs
 
 

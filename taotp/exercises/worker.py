@@ -220,7 +220,9 @@ def _prepare(answer_bytes, policy):
         os.chdir(policy['cwd'])
     except OSError:
         pass
-    if b'torch' in answer_bytes:             # the answer's tensors need torch: load it first
+    # the answer's tensors need torch: load it first, unless the puzzle refuses it (the
+    # audit hook sees only the import of a module not loaded yet: 1.4, other einsums)
+    if b'torch' in answer_bytes and 'torch.*' not in policy['refused']:
         try:
             import torch  # noqa: F401
         except Exception:
