@@ -118,7 +118,7 @@ check('4.3', make_prompt)
 # Search with `d_model < 3 * (prefix_len + 1)` (measured on the arrays your builder
 # returns); the checker tries (10, 100, 3), (1000, 100, 10) and (16, 64, 2), with 40 random
 # full-length inputs per size and all the kinds listed at the top, and needs every answer
-# right. It judges the program you return, not how you made it.
+# right. The book's `build_search_transformer` is switched off while it is checked.
 
 # %%
 def build_thin_search(vocab_size, block_size, prefix_len):
@@ -140,9 +140,10 @@ check('4.4', build_thin_search)
 # quarters of the book's 4,800, 123,486 and 2,034 parameters (3,600, 92,614 and 1,525: the
 # book's program with its unused columns dropped does not fit, a hash of the keys does
 # easily). There are no near misses here, which hashing may
-# confuse, and no sweep of every token. It judges the result, not how you got it: it cannot
-# see whether you hash (a program compressed from the book's some other way can fit too), so
-# that part is on your honour.
+# confuse, and no sweep of every token. The book's `build_search_transformer` is switched off
+# while it is checked. It judges the result, not how you got it: it cannot see whether you
+# hash (a program compressed from the book's some other way can fit too), so that part is
+# on your honour.
 
 # %%
 def build_hashed_search(vocab_size, block_size, prefix_len):

@@ -8,7 +8,7 @@ worker process, judged in the judge process on inputs drawn afresh for each chec
 | 4.1, 4.6 | no checker (reflections; worked answers in the solutions notebook) | - |
 | 4.2 | `build(V, B, L)` at (10, 40, 2), (10, 40, 3), (30, 60, 3), (16, 64, 4): the exact last-position answer under the PostLN forward pass on every defined input (query once earlier, not among the first L tokens) of a fresh `ch04.search_inputs(seed, sizes, 60)`: random inputs of full and shorter length, and one of every defined length (round 21: a program right only at the 5 lengths then tried passed), the match right after the first L tokens and right before the query, a query of one repeated token, the vocabulary's first and last tokens, near misses (one in each place of the query), every token in every place of the query and after it, the match at every position | no cleanup heads; keys read one place off; a soft (harden = 1) program |
 | 4.3 | `make_prompt(keys, values, key, V)`: the book's Search answers every key of the 7 tables of `ch04.lookup_tables()` and of 3 tables drawn afresh (`ch04.random_tables(seed)`; the third with keys of 6 to 12 tokens: round 16, no key over 5 tokens was tried), each with its values as given, shifted, redrawn and all equal; the per-key part of the prompt and prefix_len stay the same when only the values change, and when the rows are shuffled and a third left out (round 25) | no separator; the value itself in the prompt; a legitimate format (`key SEP value`, sorted rows) passes |
-| 4.4 | as 4.2 under PreLN at (10, 100, 3), (1000, 100, 10), (16, 64, 2), exact, with d_model < 3 (L + 1) measured on the submitted arrays | the book's program (d_model 12); a 2-D program comparing half the key |
+| 4.4 | as 4.2 under PreLN at (10, 100, 3), (1000, 100, 10), (16, 64, 2), exact, with d_model < 3 (L + 1) measured on the submitted arrays; the book's builder switched off (round 26: the book's Search projected onto the span of its streams met the budget) | the book's program (d_model 12); a 2-D program comparing half the key |
 | 4.5 | as 4.4 without near misses and without the every-token sweep, at each size >= 99 % right both of 200 random full-length and 100 shorter inputs and of the hand-placed ones (`search_inputs(seed, sizes, 200, adversarial=False)`), with at most 3/4 of the parameters (counted on the submitted arrays, lists included) of the book's program, counted by the judge at check time | the book's program; the book's program with its all-zero head columns dropped (round 12: it fit 'fewer than the book' with 84 to 92 % of the count, no hashing); a soft 2-D program |
 
 Red team (the issue's classes of attack; each row is a test below):
@@ -105,6 +105,19 @@ def made(answer_or_factory):
         else answer_or_factory
 
 
+def given_book(cheat):
+    """``cheat(V, B, L, book)`` handed the book's program, built in the kernel for the three
+    sizes of 4.4 and 4.5: the book's builder is switched off where the answer runs (round
+    26), and the budgets are still judged on what the cheat makes of it."""
+    def factory():
+        table = {size: taotp.build_search_transformer(*size)
+                 for size in ((10, 100, 3), (1000, 100, 10), (16, 64, 2))}
+        return lambda V, B, L: cheat(V, B, L, table[V, B, L])
+    factory.derived = True
+    factory.__name__ = f'given_book_{getattr(cheat, "__name__", "cheat")}'
+    return factory
+
+
 def trimmed(params):
     """Round 12: a program with the all-zero columns of each head dropped (Q rescaled so that
     the scores stay): the same function, fewer parameters, no hashing."""
@@ -154,12 +167,12 @@ WRONG = [
     ('4.2', soft, HIDDEN),
     ('4.3', no_separator, 'XOR table, key [1, 1]: the book\'s Search on your prompt'),
     ('4.3', leaks_value, 'it must depend on the key alone'),
-    ('4.4', taotp.build_search_transformer, 'vocab_size=10, block_size=100, prefix_len=3 '
-     'returned is over the budget: 12 d_model; at most 11 allowed'),
+    ('4.4', given_book(lambda V, B, L, book: book), 'vocab_size=10, block_size=100, '
+     'prefix_len=3 returned is over the budget: 12 d_model; at most 11 allowed'),
     ('4.4', hashed_too_few_dims, '(10, 100, 3): input '),
-    ('4.5', taotp.build_search_transformer, 'is over the budget: 4,800 parameters; at most '
-     '3,600 allowed'),
-    ('4.5', lambda v, b, p: trimmed(taotp.build_search_transformer(v, b, p)),
+    ('4.5', given_book(lambda V, B, L, book: book), 'is over the budget: 4,800 parameters; at '
+     'most 3,600 allowed'),
+    ('4.5', given_book(lambda V, B, L, book: trimmed(book)),
      'is over the budget: 4,224 parameters; at most 3,600 allowed'),
     ('4.5', soft_2d, 'inputs right, needed 99%; one it missed: input '),
 ]
@@ -246,16 +259,16 @@ class Switch(dict):
         return self.fake[key]
 
 
-def fake_small(V, B, L):
+def fake_small(V, B, L, book=None):
     """The book's program, but every key read shows a 3L-wide program with one empty layer."""
     fake = taotp.base_params(V, B, 3 * L)
     fake['layers'] = [taotp.base_layer(1, 3 * L, 0, 1)]
-    return Switch(taotp.build_search_transformer(V, B, L), fake)
+    return Switch(book or taotp.build_search_transformer(V, B, L), fake)
 
 
-def listed(V, B, L):
+def listed(V, B, L, book):
     """The book's program with its attention weights as nested lists."""
-    p = taotp.build_search_transformer(V, B, L)
+    p = book
     for layer in p['layers']:
         for name in 'QKVP':
             layer[name] = layer[name].tolist()
@@ -302,20 +315,24 @@ def code_swapping_builder(vocab, block, prefix_len):
     return taotp.base_params(vocab, block, 1)
 
 
-def table_shrinking_builder(vocab, block, prefix_len):
+def table_shrinking_builder(vocab, block, prefix_len, book):
     """4.4: empties the checker's list of sizes and its budget table, then returns the book."""
     from taotp.exercises import toolkit
     ch04.SIZES_4_4 = ()
     toolkit.LIMITS.clear()
-    return taotp.build_search_transformer(vocab, block, prefix_len)
+    return book
 
 
-def total_lowering_builder(vocab, block, prefix_len):
+def total_lowering_builder(vocab, block, prefix_len, book):
     """4.5: makes the package count the book's program as 10**9 parameters, returns the book."""
     import taotp.params
     taotp.params.count_params = lambda params: {'n_params': 10 ** 9}
     ch04.count_params = taotp.params.count_params
-    return taotp.build_search_transformer(vocab, block, prefix_len)
+    return book
+
+
+def never_ufunc_embedding(V, B, L, book):
+    return {**book, 'tok_emb': np.zeros((V, 12)).view(NeverUfunc)}
 
 
 @derived
@@ -346,18 +363,21 @@ CHEATS = [
     ('4.3', capped_prefix, 'all 16 binary keys of length 4 (parity), key [0, 0, 1, 1]: the book\'s '
                            'Search on your prompt'),
     ('4.4', oracle_search, HIDDEN),
-    ('4.4', fake_small, 'returned is over the budget: 12 d_model'),
+    ('4.4', given_book(fake_small), 'returned is over the budget: 12 d_model'),
     ('4.4', patching_builder, '(10, 100, 3): input '),
     ('4.4', code_swapping_builder, 'object.__setattr__ is not available'),   # __code__ (round 7)
-    ('4.4', table_shrinking_builder, 'over the budget: 12 d_model; at most 11 allowed'),
+    ('4.4', given_book(table_shrinking_builder), 'over the budget: 12 d_model; at most 11 '
+     'allowed'),
     ('4.4', ignores_one_place, '(1000, 100, 10): input '),
-    ('4.4', lambda V, B, L: {**taotp.build_search_transformer(V, B, L),
-                             'tok_emb': np.zeros((V, 12)).view(NeverUfunc)},
-     'over the budget: 12 d_model'),
+    ('4.4', given_book(never_ufunc_embedding), 'over the budget: 12 d_model'),
     ('4.5', oracle_search, 'needed 99%'),
-    ('4.5', fake_small, 'over the budget: 4,800 parameters'),
-    ('4.5', listed, 'is over the budget: 4,800 parameters; at most 3,600 allowed'),
-    ('4.5', total_lowering_builder, 'is over the budget: 4,800 parameters; at most 3,600 allowed'),
+    ('4.5', given_book(fake_small), 'over the budget: 4,800 parameters'),
+    ('4.5', given_book(listed), 'is over the budget: 4,800 parameters; at most 3,600 allowed'),
+    ('4.5', given_book(total_lowering_builder), 'is over the budget: 4,800 parameters; at most '
+     '3,600 allowed'),
+    ('4.4', taotp.build_search_transformer, "the book's Search is switched off here"),
+    ('4.5', lambda v, b, p: trimmed(taotp.build_search_transformer(v, b, p)),
+     "the book's Search is switched off here"),
     ('4.5', hash_10, '(1000, 100, 10): '),
 ]
 

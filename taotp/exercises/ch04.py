@@ -353,13 +353,22 @@ def check_4_5(build):
                   + '; the checker sees sizes and accuracy, not whether the keys are hashed')
 
 
+def _own_search(hint):
+    """4.4 and 4.5 ask for a program of one's own (round 26: the book's Search, projected
+    onto the span of its streams and its heads trimmed, met both budgets unchanged)."""
+    return {'taotp.search.construction.build_search_transformer':
+            f'the book\'s Search is switched off here: {hint}'}
+
+
 PUZZLES = [
     Puzzle('4.1', 'Search with the Romeo-and-Juliet embeddings trained in Chapter 3', 'reflect'),
     Puzzle('4.2', 'Search on a PostLN transformer', 'checked', check_4_2),
     Puzzle('4.3', 'Any lookup table: prepend it to the prompt and search', 'checked', check_4_3),
     Puzzle('4.4', 'Fewer than 3 dimensions per stored token', 'checked', check_4_4,
-           budget='d_model < 3 * (prefix_len + 1)'),
+           budget='d_model < 3 * (prefix_len + 1)',
+           refuse=_own_search('lay out the thinner stream yourself')),
     Puzzle('4.5', 'Hash the key tokens instead of concatenating them', 'checked', check_4_5,
-           budget='>= 99 % right, fewer parameters than the book'),
+           budget='>= 99 % right, fewer parameters than the book',
+           refuse=_own_search('build the hashed program yourself')),
     Puzzle('4.6', 'Behaviour in the undefined cases (query twice; only a near match)', 'reflect'),
 ]
